@@ -1,0 +1,85 @@
+package op
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/policy"
+)
+
+// Deps are the services operations use. One Deps is made per account (its
+// permissions differ); the services behind it are shared.
+type Deps struct {
+	// Client sends ApiCall requests. It must enforce the egress rules at dial time
+	// (see internal/egress); nil means operations that need it fail.
+	Client *http.Client
+	// Permissions are the account's grants: hosts and credentials are checked
+	// against them by ApiCall before anything is sent.
+	Permissions policy.Permissions
+	Vault       Vault
+	Storage     Storage
+	Cache       Cache
+	Clock       clock.Clock
+	Limits      Limits
+}
+
+// Limits bound what operations may do.
+type Limits struct {
+	MaxResponseBytes  int64         // ApiCall response body; default 10 MiB
+	MaxLoopIterations int           // default 1000
+	MaxWait           time.Duration // default 600000 ms
+	ExprTimeout       time.Duration // one expression evaluation over a whole input; default 1 s
+	MaxExprLength     int           // characters of one expression; default 4096
+	MaxStoredBytes    int64         // one StoreData value; default 1 MiB
+}
+
+// DefaultLimits are the limits of RESOLUTIONS.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxResponseBytes:  10 << 20,
+		MaxLoopIterations: 1000,
+		MaxWait:           600 * time.Second,
+		ExprTimeout:       time.Second,
+		MaxExprLength:     4096,
+		MaxStoredBytes:    1 << 20,
+	}
+}
+
+// Secret is a vault entry's type and value. Its value must never reach a result,
+// a log line, an error, a cache key or an audit record.
+type Secret struct {
+	Type  string // bearer-token is sent as "Bearer <value>", others as is
+	Value string
+}
+
+// Vault resolves credential ids to secrets. Callers check the account's grant first.
+type Vault interface {
+	Resolve(ctx context.Context, id string) (Secret, error)
+}
+
+// Area says where StoreData and LoadData keep a key.
+type Area struct {
+	Storage   string // localStorage | sessionStorage | file
+	Account   string
+	SessionID string // for sessionStorage; the execution id when the caller has no session
+}
+
+// Storage keeps stored values. Implementations scope keys by Area, and the file
+// storage never lets a key escape its account's folder.
+type Storage interface {
+	Put(ctx context.Context, a Area, key string, value any) error
+	// Get returns the value and whether the key exists.
+	Get(ctx context.Context, a Area, key string) (any, bool, error)
+}
+
+// Cache holds results per account; it is never shared between accounts.
+type Cache interface {
+	Get(account, key string) (any, bool)
+	// Put stores v under key for ttl; scope (for ApiCall, host and path) lets
+	// writes drop related entries.
+	Put(account, key, scope string, v any, ttl time.Duration)
+	// InvalidateScope drops the account's entries whose scope starts with prefix.
+	InvalidateScope(account, prefix string)
+}
