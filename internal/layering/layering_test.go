@@ -1,0 +1,205 @@
+package layering_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/sluicehq/sluice"
+
+// codecLibraries are the third-party packages a protocol codec may use.
+var codecLibraries = []string{
+	"github.com/goccy/go-yaml",
+	"github.com/Masterminds/semver/v3",
+}
+
+// rule forbids packages under from (a module-relative prefix) to import anything
+// matching one of the forbidden prefixes.
+type rule struct {
+	from      string
+	forbidden []string
+	why       string
+}
+
+var rules = []rule{
+	{"internal/op", []string{"internal/gateway", "internal/engine", "internal/store", "internal/cli"},
+		"operations must not know the engine's internals, the gateway or the store"},
+	{"internal/engine", []string{"internal/gateway", "internal/cli", "internal/store/"},
+		"the engine runs plans; wiring belongs to cmd, cli and gateway"},
+	{"internal/validate", []string{"internal/gateway", "internal/cli", "internal/engine"},
+		"validation is independent of how work runs"},
+	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
+}
+
+// wiring packages may import internal/cli and internal/gateway; nothing else may.
+var wiring = []string{"cmd/", "internal/cli", "internal/gateway"}
+
+type pkgImports struct {
+	dir     string // module-relative
+	imports map[string]string
+}
+
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// scan returns the non-test imports of every package of the module, per file.
+func scan(t *testing.T) []pkgImports {
+	t.Helper()
+	top := root(t)
+	byDir := map[string]*pkgImports{}
+	var order []string
+	err := filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != top && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Errorf("parse %s: %v", path, err)
+			return nil
+		}
+		rel, _ := filepath.Rel(top, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		p := byDir[rel]
+		if p == nil {
+			p = &pkgImports{dir: rel, imports: map[string]string{}}
+			byDir[rel] = p
+			order = append(order, rel)
+		}
+		file, _ := filepath.Rel(top, path)
+		for _, imp := range f.Imports {
+			p.imports[strings.Trim(imp.Path.Value, `"`)] = file
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]pkgImports, 0, len(order))
+	for _, d := range order {
+		out = append(out, *byDir[d])
+	}
+	return out
+}
+
+// violation reports whether package dir from may not import target, and why.
+// A rule's from matches the package and its sub-packages; a forbidden entry ending
+// in "/" matches only sub-packages, otherwise the package and its sub-packages.
+func violation(from, target string) (string, bool) {
+	for _, r := range rules {
+		if !strings.HasPrefix(from, r.from) {
+			continue
+		}
+		for _, f := range r.forbidden {
+			if strings.HasPrefix(target+"/", f+"/") || strings.HasSuffix(f, "/") && strings.HasPrefix(target, f) {
+				return r.why, true
+			}
+		}
+	}
+	return "", false
+}
+
+func isStdlib(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func TestProtocolPackagesArePureCodecs(t *testing.T) {
+	for _, p := range scan(t) {
+		if !strings.HasPrefix(p.dir, "protocol/") {
+			continue
+		}
+		for imp, file := range p.imports {
+			switch {
+			case isStdlib(imp):
+			case strings.HasPrefix(imp, module+"/protocol/"):
+			case slices.ContainsFunc(codecLibraries, func(l string) bool { return imp == l || strings.HasPrefix(imp, l+"/") }):
+			default:
+				t.Errorf("%s imports %s: protocol packages may import only the standard library, sibling protocol packages and codec libraries", file, imp)
+			}
+		}
+	}
+}
+
+func TestInternalLayering(t *testing.T) {
+	for _, p := range scan(t) {
+		for imp, file := range p.imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			target := strings.TrimPrefix(imp, module+"/")
+			if why, bad := violation(p.dir, target); bad {
+				t.Errorf("%s imports %s: %s", file, imp, why)
+			}
+			if (strings.HasPrefix(target, "internal/cli") || strings.HasPrefix(target, "internal/gateway")) &&
+				!slices.ContainsFunc(wiring, func(w string) bool { return strings.HasPrefix(p.dir, w) }) {
+				t.Errorf("%s imports %s: only cmd, cli and gateway wire everything together", file, imp)
+			}
+		}
+	}
+}
+
+func TestNoGrabBagPackages(t *testing.T) {
+	banned := []string{"util", "utils", "common", "models", "types", "helpers", "misc"}
+	for _, p := range scan(t) {
+		if slices.Contains(banned, filepath.Base(p.dir)) {
+			t.Errorf("package %s: name packages for what they are, not util/common/models/types", p.dir)
+		}
+	}
+}
+
+// TestRulesCatchViolations proves the checks can fail: a synthetic import of the
+// engine from an operation must be reported by the same matching logic.
+func TestRulesCatchViolations(t *testing.T) {
+	violates := func(from, target string) bool { _, bad := violation(from, target); return bad }
+	cases := []struct {
+		from, target string
+		want         bool
+	}{
+		{"internal/op", "internal/engine", true},
+		{"internal/op", "internal/store/sqlite", true},
+		{"internal/op", "internal/datamodel", false},
+		{"internal/engine", "internal/gateway", true},
+		{"internal/engine", "internal/op", false},
+		{"internal/validate", "internal/engine", true},
+		{"internal/cache", "cmd/sluice", true},
+	}
+	for _, c := range cases {
+		if got := violates(c.from, c.target); got != c.want {
+			t.Errorf("violates(%s -> %s) = %v, want %v", c.from, c.target, got, c.want)
+		}
+	}
+	if !isStdlib("encoding/json") || isStdlib("github.com/x/y") {
+		t.Error("isStdlib misclassifies")
+	}
+}
