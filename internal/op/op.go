@@ -86,6 +86,10 @@ type Spec struct {
 	CacheTTL time.Duration
 	// SideEffects marks operations that change the world outside the execution.
 	SideEffects bool
+	// DefaultTimeout bounds one attempt when the operation sets no timeout; zero
+	// takes the engine's default (30 s). Wait sets its own maximum so a long wait
+	// is bounded by the execution's budget, not by the default attempt timeout.
+	DefaultTimeout time.Duration
 	// Control marks operations whose output is a Branch or an Iteration.
 	Control bool
 	// Schema is the JSON Schema of the config, from protocol/a2e.

@@ -102,6 +102,10 @@ type Workflow struct {
 	Defined    []string               // operationIds in first-definition order
 	Begin      BeginExecution
 	BeginLine  int
+	// Legacy is set when the document was in the reference implementation's
+	// shape (see legacy.go): Begin.ExecutionID then holds its workflowId, which
+	// such clients reuse across different documents, so it is no idempotency key.
+	Legacy bool
 }
 
 // Definition is the last operationUpdate seen for an id.

@@ -119,7 +119,8 @@ func parseTail(full string, off int, rest string) ([]Segment, error) {
 			}
 			digits := rest[1:end]
 			i, err := strconv.Atoi(digits)
-			if err != nil || i < 0 || digits == "" || (len(digits) > 1 && digits[0] == '0') || digits[0] == '+' {
+			// Only plain decimal digits: Atoi alone would also take "+1" and "-0".
+			if err != nil || !allDigits(digits) || (len(digits) > 1 && digits[0] == '0') {
 				return nil, &PathError{full, off + 1, fmt.Sprintf("array index %q is not a non-negative integer", digits)}
 			}
 			segs = append(segs, Segment{Index: i, IsIndex: true})
@@ -129,6 +130,15 @@ func parseTail(full string, off int, rest string) ([]Segment, error) {
 		}
 	}
 	return segs, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // scanKey returns the leading key of s ([A-Za-z0-9_-]+) and its length.

@@ -1,0 +1,102 @@
+package engine_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/a2e"
+)
+
+func TestCompile(t *testing.T) {
+	f := newFakes(t)
+	plan := compile(t, f.env(),
+		def("a", "Const", `{"value":1,"outputPath":"/workflow/a[0].b","timeout":250,"cache":true,"retry":{"maxRetries":2,"initialDelayMs":50,"maxDelayMs":400}}`),
+		def("b", "Flaky", `{}`),
+		begin("continue", "a", "b"))
+	if plan.OnError != engine.Continue || len(plan.Order) != 2 || plan.Digest == "" {
+		t.Fatalf("plan = %+v", plan)
+	}
+	a := plan.Steps["a"]
+	if a.Name != "Const" || a.Line != 1 || a.Output == nil || a.Output.String() != "/workflow/a[0].b" ||
+		a.Timeout != 250*time.Millisecond || !a.Cache || !a.Spec.Pure {
+		t.Errorf("step a = %+v", a)
+	}
+	if *a.Retry.MaxRetries != 2 || *a.Retry.InitialDelay != 50*time.Millisecond || *a.Retry.MaxDelay != 400*time.Millisecond {
+		t.Errorf("retry = %+v", a.Retry)
+	}
+	b := plan.Steps["b"]
+	if b.Output != nil || b.Timeout != 0 || b.Cache || b.Retry.MaxRetries != nil {
+		t.Errorf("step b = %+v", b)
+	}
+	same := compile(t, f.env(),
+		def("a", "Const", `{ "value": 1, "outputPath": "/workflow/a[0].b", "timeout": 250, "cache": true, "retry": {"maxRetries": 2, "initialDelayMs": 50, "maxDelayMs": 400} }`),
+		def("b", "Flaky", `{}`),
+		begin("continue", "a", "b"))
+	if same.Digest != plan.Digest {
+		t.Errorf("digest depends on formatting")
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	cases := []struct {
+		name     string
+		lines    []string
+		without  string
+		wantType string
+		wantOp   string
+		wantLine int
+		wantPath string
+	}{
+		{"unknown operation", []string{def("a", "Const", `{}`), def("b", "Nope", `{}`), begin("", "a", "b")}, "",
+			fault.ValidationError, "b", 2, "operation"},
+		{"refused operation", []string{def("a", "Flaky", `{}`), begin("", "a")}, "Flaky",
+			fault.PermissionError, "a", 1, "operation.Flaky"},
+		{"factory error", []string{def("a", "Const", `[]`), begin("", "a")}, "",
+			fault.ValidationError, "a", 1, "operation.Const"},
+		{"timeout out of range", []string{def("a", "Const", `{"timeout":0}`), begin("", "a")}, "",
+			fault.ValidationError, "a", 1, "operation.Const.timeout"},
+		{"timeout of the wrong type", []string{def("a", "Const", `{"timeout":"soon"}`), begin("", "a")}, "",
+			fault.ValidationError, "a", 1, "operation.Const.timeout"},
+		{"too many retries", []string{def("a", "Const", `{"retry":{"maxRetries":11}}`), begin("", "a")}, "",
+			fault.ValidationError, "a", 1, "operation.Const.retry.maxRetries"},
+		{"negative delay", []string{def("a", "Const", `{"retry":{"initialDelayMs":-1}}`), begin("", "a")}, "",
+			fault.ValidationError, "a", 1, "operation.Const.retry.initialDelayMs"},
+		{"bad outputPath", []string{def("a", "Const", `{"outputPath":"workflow/x"}`), begin("", "a")}, "",
+			fault.ValidationError, "a", 1, "operation.Const.outputPath"},
+		{"outputPath under /input", []string{def("a", "Const", `{"outputPath":"/input/x"}`), begin("", "a")}, "",
+			fault.ValidationError, "a", 1, "operation.Const.outputPath"},
+		{"order names an undefined id", []string{def("a", "Const", `{}`), begin("", "a", "ghost")}, "",
+			fault.ValidationError, "ghost", 2, "operationOrder[1]"},
+		{"order repeats an id", []string{def("a", "Const", `{}`), begin("", "a", "a")}, "",
+			fault.ValidationError, "a", 2, "operationOrder[1]"},
+		{"bad onError", []string{def("a", "Const", `{}`), begin("sometimes", "a")}, "",
+			fault.ValidationError, "", 2, "onError"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakes(t)
+			env := f.env()
+			if c.without != "" {
+				env = env.Without(c.without)
+			}
+			plan, err := engine.Compile(workflow(t, c.lines...), env)
+			var fe *fault.Error
+			if !errors.As(err, &fe) || plan != nil {
+				t.Fatalf("Compile = %v, %v; want a *fault.Error", plan, err)
+			}
+			if fe.SpecType() != c.wantType || fe.OperationID != c.wantOp || fe.Line != c.wantLine || fe.Path != c.wantPath {
+				t.Errorf("error = {type %s op %q line %d path %q: %s}, want {%s %q %d %q}",
+					fe.SpecType(), fe.OperationID, fe.Line, fe.Path, fe.Message, c.wantType, c.wantOp, c.wantLine, c.wantPath)
+			}
+		})
+	}
+	if _, err := engine.Compile(nil, newFakes(t).env()); err == nil {
+		t.Error("Compile(nil) succeeded")
+	}
+	if _, err := engine.Compile(&a2e.Workflow{}, nil); err == nil {
+		t.Error("Compile without an environment succeeded")
+	}
+}

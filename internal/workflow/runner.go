@@ -1,0 +1,115 @@
+// Package workflow is the A2E workflow service: for one account it validates a
+// document on all five levels, compiles it for the engine and runs it. The CLI
+// uses it today; the server's workflow.* methods will call the same code, so
+// both surfaces apply one policy.
+package workflow
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/validate"
+)
+
+// Account is the caller a workflow runs for.
+type Account struct {
+	ID          string
+	Permissions policy.Permissions
+}
+
+// Runner validates and runs workflows. Its services are shared by all accounts;
+// each call narrows them to the caller's permissions.
+type Runner struct {
+	catalog *op.Environment // every built-in, base services
+	base    op.Deps
+	engine  *engine.Engine
+	limits  validate.Limits
+}
+
+// Config are the services and limits of a Runner.
+type Config struct {
+	// Deps are the shared services (HTTP client with egress rules, vault, storage,
+	// cache, clock, limits); Permissions is ignored, it comes from each Account.
+	Deps     op.Deps
+	Engine   *engine.Engine
+	Validate validate.Limits
+	// Catalog overrides the built-in operations (tests); nil means op.Builtins().
+	Catalog []op.Registration
+}
+
+// New makes a Runner.
+func New(c Config) *Runner {
+	regs := c.Catalog
+	if regs == nil {
+		regs = op.Builtins()
+	}
+	eng := c.Engine
+	if eng == nil {
+		eng = engine.New(engine.Options{Clock: c.Deps.Clock, Cache: c.Deps.Cache})
+	}
+	return &Runner{catalog: op.NewEnvironment(&c.Deps, regs...), base: c.Deps, engine: eng, limits: c.Validate}
+}
+
+// Environment is the catalog narrowed to what a may build, with a's grants.
+func (r *Runner) Environment(a Account) *op.Environment {
+	d := r.base
+	d.Permissions = a.Permissions
+	return r.catalog.WithDeps(&d).With(a.Permissions.Operations...)
+}
+
+func (r *Runner) options(a Account) validate.Options {
+	perms := a.Permissions
+	return validate.Options{Env: r.Environment(a), Permissions: &perms, Limits: r.limits}
+}
+
+// Validate checks a JSONL document for a.
+func (r *Runner) Validate(doc []byte, a Account) *validate.Report {
+	return validate.Document(doc, r.options(a))
+}
+
+// Options of one execution.
+type Options struct {
+	Input            any           // the /input object
+	SessionID        string        // "" : session storage lives as long as the execution
+	MaxExecutionTime time.Duration // 0: the engine's default (30 s)
+	OnEvent          func(engine.Event)
+}
+
+// Execute validates doc for a and, when it is valid, runs it. Exactly one of the
+// result and the report of an invalid document is non-nil.
+func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) (*engine.Result, *validate.Report) {
+	report := r.Validate(doc, a)
+	if !report.Valid {
+		return nil, report
+	}
+	plan, err := engine.Compile(report.Workflow, r.Environment(a))
+	if err != nil {
+		// Validation builds every operation the same way, so this is a defect or a
+		// race with a permission change; report it like an invalid document.
+		fe := fault.From(err)
+		return nil, &validate.Report{Errors: []fault.Object{fe.Object()}, Warnings: report.Warnings}
+	}
+	res := r.engine.Run(ctx, plan, engine.RunOptions{
+		ExecutionID:      NewExecutionID(),
+		Account:          a.ID,
+		SessionID:        o.SessionID,
+		Input:            o.Input,
+		MaxExecutionTime: o.MaxExecutionTime,
+		OnEvent:          o.OnEvent,
+	})
+	return res, nil
+}
+
+// NewExecutionID makes the server's own execution id (the client's executionId is
+// only an idempotency key, RESOLUTIONS).
+func NewExecutionID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "exec-" + hex.EncodeToString(b[:])
+}
