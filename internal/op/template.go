@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -33,6 +34,12 @@ func tplText(v any) (string, error) {
 		return strconv.FormatBool(x), nil
 	case nil:
 		return "null", nil
+	case float64:
+		// Integral values (ids, counts) are by far the most common in URLs; their
+		// JSON form is the plain integer, so skip the encoder.
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10), nil
+		}
 	}
 	var b bytes.Buffer
 	if err := tplWriteJSON(&b, v); err != nil {

@@ -50,9 +50,15 @@ type harness struct {
 
 func newHarness(t testing.TB, upstream *httptest.Server, secrets map[string]op.Secret) *harness {
 	t.Helper()
+	return newHarnessAt(t, upstream, secrets, slog.LevelDebug)
+}
+
+// newHarnessAt logs at level; benchmarks log nothing below errors, as a server would.
+func newHarnessAt(t testing.TB, upstream *httptest.Server, secrets map[string]op.Secret, level slog.Level) *harness {
+	t.Helper()
 	u, _ := url.Parse(upstream.URL)
 	logs := &syncBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
 	clk := clock.NewFake(mustTime())
 	deps := op.Deps{
 		Client:  egress.NewClient(egress.Policy{AllowPrivate: []string{u.Host}}),

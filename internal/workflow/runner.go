@@ -63,14 +63,14 @@ func (r *Runner) Environment(a Account) *op.Environment {
 	return r.catalog.WithDeps(&d).With(a.Permissions.Operations...)
 }
 
-func (r *Runner) options(a Account) validate.Options {
+func (r *Runner) options(a Account, env *op.Environment) validate.Options {
 	perms := a.Permissions
-	return validate.Options{Env: r.Environment(a), Permissions: &perms, Limits: r.limits}
+	return validate.Options{Env: env, Permissions: &perms, Limits: r.limits}
 }
 
 // Validate checks a JSONL document for a.
 func (r *Runner) Validate(doc []byte, a Account) *validate.Report {
-	return validate.Document(doc, r.options(a))
+	return validate.Document(doc, r.options(a, r.Environment(a)))
 }
 
 // Options of one execution.
@@ -84,11 +84,12 @@ type Options struct {
 // Execute validates doc for a and, when it is valid, runs it. Exactly one of the
 // result and the report of an invalid document is non-nil.
 func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) (*engine.Result, *validate.Report) {
-	report := r.Validate(doc, a)
+	env := r.Environment(a)
+	report := validate.Document(doc, r.options(a, env))
 	if !report.Valid {
 		return nil, report
 	}
-	plan, err := engine.Compile(report.Workflow, r.Environment(a))
+	plan, err := engine.Compile(report.Workflow, env)
 	if err != nil {
 		// Validation builds every operation the same way, so this is a defect or a
 		// race with a permission change; report it like an invalid document.

@@ -140,3 +140,5 @@ func TestRetries(t *testing.T) {
 		})
 	}
 }
+
+func optionsIn(in any) workflow.Options { return workflow.Options{Input: in} }
