@@ -3,6 +3,8 @@ package validate
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
 // maxSuggestLen bounds the words compared by edit distance: the cost is the
@@ -25,7 +27,7 @@ func nearest(word string, candidates []string) (string, bool) {
 			continue
 		}
 		// A candidate that shares nothing with the word ("a" and "w") is no typo.
-		if d := distance(lw, strings.ToLower(c)); d < bestD && d < max(len(word), len(c)) {
+		if d := a2e.EditDistance(lw, strings.ToLower(c)); d < bestD && d < max(len(word), len(c)) {
 			best, bestD = c, d
 		}
 	}
@@ -56,30 +58,6 @@ func didYouMean(word string, candidates []string) string {
 		return "did you mean " + s + "?"
 	}
 	return ""
-}
-
-// distance is the Levenshtein distance between a and b, by bytes.
-func distance(a, b string) int {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // suggestions drops empty entries, so callers can pass optional ones inline.

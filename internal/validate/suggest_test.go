@@ -46,11 +46,11 @@ func TestDistance(t *testing.T) {
 		{"same", "same", 0},
 	}
 	for _, tc := range cases {
-		if got := distance(tc.a, tc.b); got != tc.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		if got := a2e.EditDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
-		if got := distance(tc.b, tc.a); got != tc.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		if got := a2e.EditDistance(tc.b, tc.a); got != tc.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
 		}
 	}
 }

@@ -107,7 +107,7 @@ func nearest(s string, candidates []string) string {
 		if strings.EqualFold(s, c) {
 			return c
 		}
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(s), strings.ToLower(c))
 		if bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
@@ -119,9 +119,10 @@ func nearest(s string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance of a and b in bytes. Inputs are short
+// EditDistance is the Levenshtein distance of a and b in bytes, used for "did you
+// mean" suggestions here and in the validator. Inputs are short
 // names; it is never called on anything longer than a key of a bounded line.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	if len(a) > 256 || len(b) > 256 {
 		return max(len(a), len(b))
 	}
