@@ -27,6 +27,13 @@ const (
 // naming the operation, its line and the JSON path; validation, not Compile, is
 // where all problems of a document are collected.
 func Compile(wf *a2e.Workflow, env *op.Environment) (*Plan, error) {
+	return CompileBuilt(wf, env, nil)
+}
+
+// CompileBuilt is Compile reusing operations already built from the same
+// definitions with the same env (the validator's Report.Built), so a validated
+// workflow is not built twice. Operations missing from built are built here.
+func CompileBuilt(wf *a2e.Workflow, env *op.Environment, built map[string]op.Operation) (*Plan, error) {
 	if wf == nil {
 		return nil, fault.Typed(fault.Invalid, fault.ValidationError, "no workflow to compile")
 	}
@@ -39,7 +46,7 @@ func Compile(wf *a2e.Workflow, env *op.Environment) (*Plan, error) {
 		if def == nil {
 			continue
 		}
-		step, err := compileStep(id, def, env)
+		step, err := compileStep(id, def, env, built[id])
 		if err != nil {
 			return nil, err
 		}
@@ -91,10 +98,13 @@ func definitionOrder(wf *a2e.Workflow) []string {
 	return append(out, extra...)
 }
 
-func compileStep(id string, def *a2e.Definition, env *op.Environment) (*Step, error) {
+func compileStep(id string, def *a2e.Definition, env *op.Environment, prebuilt op.Operation) (*Step, error) {
 	name, raw := def.Operation.Name, def.Operation.Config
 	base := "operation." + name
-	built, err := env.Build(name, raw)
+	built, err := prebuilt, error(nil)
+	if built == nil {
+		built, err = env.Build(name, raw)
+	}
 	if err != nil {
 		fe := copyFault(fault.From(err))
 		if fe.OperationID == "" {

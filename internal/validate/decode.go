@@ -37,7 +37,19 @@ func decodeAll(wf *a2e.Workflow, ids []string, o Options, c *collector) map[stri
 				c.err(stamp(fromCodec(e), n))
 			}
 		} else if o.Env.Allowed(n.name) {
-			var err error
+			// Build with the account's own Env first: on the usual path (a permitted
+			// workflow) that is the operation the engine will run, kept in
+			// Report.Built. Only when it fails is the config built again with every
+			// grant, so the factory reports config problems and not the first refusal.
+			own, err := o.Env.Build(n.name, def.Operation.Config)
+			if err == nil {
+				if c.built == nil {
+					c.built = make(map[string]op.Operation, len(ids))
+				}
+				c.built[id], built = own, own
+				decodeConfig(n, def.Operation.Config, built, c)
+				continue
+			}
 			built, err = build.Build(n.name, def.Operation.Config)
 			for _, fe := range errorsOf(err, func() *fault.Error {
 				return fault.Typed(fault.Invalid, fault.ValidationError, "%s configuration is invalid", n.name)

@@ -64,6 +64,11 @@ type Report struct {
 	// Workflow is the decoded workflow, nil when the document could not be decoded
 	// at all. It is set even when the report has errors.
 	Workflow *a2e.Workflow `json:"-"`
+	// Built holds, by operation id, the operations that were built with Env itself
+	// (the account's grants and services) without error, so a compiler can reuse
+	// them instead of building each one again. Operations that needed the
+	// all-granting copy of Env to report their config problems are absent.
+	Built map[string]op.Operation `json:"-"`
 }
 
 // Forbidden reports whether any error is a PermissionError: the server answers 403
@@ -167,6 +172,7 @@ func run(wf *a2e.Workflow, broken map[string]bool, o Options, c *collector) {
 
 // collector gathers problems and renders them stably.
 type collector struct {
+	built        map[string]op.Operation // operations built with the account's own Env
 	errs, warns  []*fault.Error
 	dropE, dropW int // problems beyond maxProblems
 	suggestCost  int // edit-distance work spent on suggestions
@@ -245,6 +251,7 @@ func (c *collector) report(wf *a2e.Workflow) *Report {
 		Errors:   render(errs),
 		Warnings: render(warns),
 		Workflow: wf,
+		Built:    c.built,
 	}
 	// The note on dropped problems goes last, after the sorted ones.
 	if c.dropE > 0 {

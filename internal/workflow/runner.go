@@ -89,7 +89,7 @@ func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) 
 	if !report.Valid {
 		return nil, report
 	}
-	plan, err := engine.Compile(report.Workflow, env)
+	plan, err := engine.CompileBuilt(report.Workflow, env, report.Built)
 	if err != nil {
 		// Validation builds every operation the same way, so this is a defect or a
 		// race with a permission change; report it like an invalid document.
