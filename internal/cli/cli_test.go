@@ -162,3 +162,13 @@ func TestRunBadFlags(t *testing.T) {
 		t.Errorf("duplicate credential: exit %d, stderr %q must not echo the value", code, errOut)
 	}
 }
+
+func TestRunPrintsWarnings(t *testing.T) {
+	// "orphan" is defined but reached from nowhere: a warning, and the run goes on.
+	doc := strings.Replace(dataFlow, `{"type":"beginExecution"`, `{"type":"operationUpdate","operationId":"orphan","operation":{"Wait":{"duration":1}}}
+{"type":"beginExecution"`, 1)
+	code, out, errOut := sluice(t, doc, "run", "-", "--input", `{"min":2}`, "--data", t.TempDir())
+	if code != cli.ExitOK || !strings.Contains(errOut, "warning: line 4 orphan") {
+		t.Fatalf("exit %d, stderr %q, stdout %s", code, errOut, out)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/storage"
@@ -87,7 +88,7 @@ func run(cmd *cobra.Command, io Stdio, file string, f runFlags) error {
 	for id := range secrets {
 		ids = append(ids, id)
 	}
-	runner := workflow.New(workflow.Config{Deps: op.Deps{
+	runner := workflow.New(workflow.Config{PrivateAllowed: pol.Allows, Deps: op.Deps{
 		Client: egress.NewClient(pol),
 		Vault:  vault.NewMemory(secrets),
 		Storage: &storage.Mux{
@@ -111,6 +112,11 @@ func run(cmd *cobra.Command, io Stdio, file string, f runFlags) error {
 	}
 	res, report := runner.Execute(cmd.Context(), doc, account, workflow.Options{
 		Input: input, MaxExecutionTime: f.timeout, OnEvent: onEvent,
+		OnWarnings: func(ws []fault.Object) {
+			for _, w := range ws {
+				fmt.Fprintf(io.Err, "warning: line %d %s %s: %s\n", w.Line, w.OperationID, w.Path, w.Message)
+			}
+		},
 	})
 	if report != nil {
 		if err := writeJSON(io.Out, report); err != nil {

@@ -298,3 +298,25 @@ func TestSensitiveRedirects(t *testing.T) {
 		t.Fatal("the body reached the other origin")
 	}
 }
+
+func TestPolicyAllowsAsWritten(t *testing.T) {
+	p := egress.Policy{AllowPrivate: []string{"10.0.0.0/8", "127.0.0.1:9000", "db.internal", "localhost:8080"}}
+	cases := []struct {
+		host, port string
+		want       bool
+	}{
+		{"10.1.2.3", "443", true},
+		{"127.0.0.1", "9000", true},
+		{"127.0.0.1", "9001", false},
+		{"db.internal", "5432", true},
+		{"localhost", "8080", true},
+		{"localhost", "80", false},
+		{"192.168.1.1", "80", false},
+		{"127.0.0.1", "notaport", false},
+	}
+	for _, c := range cases {
+		if got := p.Allows(c.host, c.port); got != c.want {
+			t.Errorf("Allows(%s, %s) = %v, want %v", c.host, c.port, got, c.want)
+		}
+	}
+}

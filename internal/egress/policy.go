@@ -150,3 +150,22 @@ func validName(h string) bool {
 	}
 	return true
 }
+
+// Allows reports whether the URL host host (a name or a literal address) on port
+// is allowlisted as written, before any DNS lookup: a literal address matches
+// CIDRs and address entries, a name matches name entries. Validation uses it to
+// stay quiet about private hosts the operator allowed; the dialer still decides
+// on the resolved address.
+func (p Policy) Allows(host, port string) bool {
+	r, _ := compile(p)
+	pn, err := parsePort(port)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		_, ok := r.names[normalizeName(host)]
+		return ok && r.allows(host, netip.Addr{}, pn)
+	}
+	return r.allows(host, ip, pn)
+}

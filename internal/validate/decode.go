@@ -333,7 +333,7 @@ func decodeTransform(n *node, cfg *a2e.TransformData, base string) {
 	at := base + ".inputPath"
 	n.desc = n.name + " " + cfg.Transform
 	switch cfg.Transform {
-	case a2e.TransformSort, a2e.TransformMap:
+	case a2e.TransformSort:
 		n.addPath(cfg.InputPath, at, needArray, true)
 		n.setOut(cfg.OutputPath, tArray)
 	case a2e.TransformGroup:
@@ -348,7 +348,8 @@ func decodeTransform(n *node, cfg *a2e.TransformData, base string) {
 		} else {
 			n.setOut(cfg.OutputPath, tObject)
 		}
-	case a2e.TransformSelect:
+	case a2e.TransformSelect, a2e.TransformMap:
+		// Both take an array (one result per element) or a single object.
 		n.addPath(cfg.InputPath, at, needAny, true)
 		n.setOut(cfg.OutputPath, tUnknown)
 		n.outFollowsInput = true

@@ -73,7 +73,7 @@ func checkHost(n *node, o Options, c *collector) {
 			)...))
 		return
 	}
-	if private(host) {
+	if private(host) && (o.PrivateAllowed == nil || !o.PrivateAllowed(host, port)) {
 		c.warn(warning(n, fault.PermissionError, at,
 			"host %s is a private, loopback or link-local address; it is refused when the request is sent unless the server's egress.allow_private lists it", host))
 	}

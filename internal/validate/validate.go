@@ -27,6 +27,10 @@ type Options struct {
 	// AllowHost allows a host beyond Permissions (sluice run --allow-egress, or the
 	// hosts implied by an `apis` grant). May be nil.
 	AllowHost func(host, port string) bool
+	// PrivateAllowed says whether the server's egress rule allows a private,
+	// loopback or link-local host as written (egress.allow_private, or
+	// sluice run --allow-egress); such hosts get no warning. May be nil.
+	PrivateAllowed func(host, port string) bool
 	// Limits bound the workflow; zero fields take the defaults of RESOLUTIONS.
 	Limits Limits
 }

@@ -30,6 +30,7 @@ type Runner struct {
 	base    op.Deps
 	engine  *engine.Engine
 	limits  validate.Limits
+	private func(host, port string) bool
 }
 
 // Config are the services and limits of a Runner.
@@ -39,6 +40,9 @@ type Config struct {
 	Deps     op.Deps
 	Engine   *engine.Engine
 	Validate validate.Limits
+	// PrivateAllowed is the server's egress allowlist as a check (for validation
+	// warnings only; the HTTP client enforces it at dial time). May be nil.
+	PrivateAllowed func(host, port string) bool
 	// Catalog overrides the built-in operations (tests); nil means op.Builtins().
 	Catalog []op.Registration
 }
@@ -53,7 +57,7 @@ func New(c Config) *Runner {
 	if eng == nil {
 		eng = engine.New(engine.Options{Clock: c.Deps.Clock, Cache: c.Deps.Cache})
 	}
-	return &Runner{catalog: op.NewEnvironment(&c.Deps, regs...), base: c.Deps, engine: eng, limits: c.Validate}
+	return &Runner{catalog: op.NewEnvironment(&c.Deps, regs...), base: c.Deps, engine: eng, limits: c.Validate, private: c.PrivateAllowed}
 }
 
 // Environment is the catalog narrowed to what a may build, with a's grants.
@@ -65,7 +69,7 @@ func (r *Runner) Environment(a Account) *op.Environment {
 
 func (r *Runner) options(a Account, env *op.Environment) validate.Options {
 	perms := a.Permissions
-	return validate.Options{Env: env, Permissions: &perms, Limits: r.limits}
+	return validate.Options{Env: env, Permissions: &perms, Limits: r.limits, PrivateAllowed: r.private}
 }
 
 // Validate checks a JSONL document for a.
@@ -79,6 +83,8 @@ type Options struct {
 	SessionID        string        // "" : session storage lives as long as the execution
 	MaxExecutionTime time.Duration // 0: the engine's default (30 s)
 	OnEvent          func(engine.Event)
+	// OnWarnings receives the validation warnings of a valid document before it runs.
+	OnWarnings func([]fault.Object)
 }
 
 // Execute validates doc for a and, when it is valid, runs it. Exactly one of the
@@ -88,6 +94,9 @@ func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) 
 	report := validate.Document(doc, r.options(a, env))
 	if !report.Valid {
 		return nil, report
+	}
+	if o.OnWarnings != nil && len(report.Warnings) > 0 {
+		o.OnWarnings(report.Warnings)
 	}
 	plan, err := engine.CompileBuilt(report.Workflow, env, report.Built)
 	if err != nil {
