@@ -78,9 +78,13 @@ func missing(p a2e.Path, at int) *fault.Error {
 	if at > 0 || p.Root == a2e.RootInput {
 		msg = fmt.Sprintf("path %s does not exist (%s exists, but has no %s)", p, found, describe(p.Segments[at]))
 	}
+	suggestion := "Check that an earlier operation writes this path (its outputPath)"
+	if p.Root == a2e.RootInput {
+		suggestion = "Give it in the execute request's input (sluice run --input)"
+	}
 	return fault.Typed(fault.Invalid, fault.DataError, "%s", msg).
 		WithDetail("path", p.String()).
-		WithSuggestions("Check that an earlier operation writes this path (its outputPath)")
+		WithSuggestions(suggestion)
 }
 
 func describe(s a2e.Segment) string {
