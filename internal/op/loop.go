@@ -18,7 +18,7 @@ var LoopOp = Registration{
 			"each iteration sees its item at /workflow/item and its 0-based index at /workflow/index. " +
 			"outputPath receives the array of the last body operation's output per iteration, in input order. " +
 			"concurrency (1 to 64, default 1) runs iterations in parallel. An array longer than maxIterations " +
-			"(default: the account's loop limit, 1000 unless configured; a higher maxIterations does not raise that limit) is refused before anything runs.",
+			"(default: the account's loop limit, 1000 unless configured; a maxIterations above that limit is a ValidationError) is refused before anything runs.",
 		Control: true,
 		Example: `{"type":"operationUpdate","operationId":"seed-users","operation":{"LoadData":{"storage":"sessionStorage","key":"example-users","default":[{"name":"ann"},{"name":"bob"}],"outputPath":"/workflow/users"}}}
 {"type":"operationUpdate","operationId":"each-user","operation":{"Loop":{"inputPath":"/workflow/users","operations":["pick-name"],"outputPath":"/workflow/names"}}}
@@ -83,9 +83,13 @@ func newLoop(raw json.RawMessage, d *Deps) (Operation, error) {
 	switch {
 	case cfg.MaxIterations < 0:
 		return nil, invalidConfig(base+".maxIterations", "%s.maxIterations must be at least 1, got %d", base, cfg.MaxIterations)
+	case cfg.MaxIterations > ceiling:
+		// maxIterations can only lower the account's limit; asking for more is a
+		// mistake worth reporting rather than silently ignoring (the validator agrees).
+		return nil, invalidConfig(base+".maxIterations", "%s.maxIterations %d is above this account's loop limit of %d", base, cfg.MaxIterations, ceiling).
+			WithSuggestions("Process the items in batches, or ask an administrator for a higher loop limit")
 	case cfg.MaxIterations > 0:
-		// maxIterations can only lower the account's limit, never raise it.
-		op.limit = min(cfg.MaxIterations, ceiling)
+		op.limit = cfg.MaxIterations
 	default:
 		op.limit = ceiling
 	}

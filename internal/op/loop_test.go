@@ -52,7 +52,6 @@ func TestLoopLimits(t *testing.T) {
 		{"over the account limit", ``, 10, 10},
 		{"over maxIterations", `,"maxIterations":5`, 0, 5},
 		{"maxIterations within the account limit", `,"maxIterations":11`, 11, 0},
-		{"maxIterations cannot raise the account limit", `,"maxIterations":5000`, 10, 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +77,16 @@ func TestLoopLimits(t *testing.T) {
 			}
 		})
 	}
+	t.Run("maxIterations above the account limit is refused", func(t *testing.T) {
+		d := dtDeps()
+		d.Limits.MaxLoopIterations = 10
+		_, err := op.LoopOp.New([]byte(`{"inputPath":"/workflow/items","operations":["a"],"maxIterations":5000}`), d)
+		fe, ok := fault.As(err)
+		if !ok || fe.SpecType() != fault.ValidationError || fe.Path != "operation.Loop.maxIterations" ||
+			!strings.Contains(fe.Message, "above this account's loop limit of 10") {
+			t.Fatalf("got %v", err)
+		}
+	})
 	t.Run("not an array", func(t *testing.T) {
 		o := dtBuild(t, op.LoopOp, `{"inputPath":"/workflow/obj","operations":["a"]}`)
 		_, err := dtRun(t, o, m)
