@@ -256,6 +256,7 @@ func (ex *execution) saver(pos string) func(json.RawMessage) error {
 			return nil
 		}
 		ex.states[pos] = append(json.RawMessage(nil), state...)
+		ex.noteLocked(pos)
 		ex.mu.Unlock()
 		return ex.save(StatusRunning)
 	}

@@ -48,15 +48,20 @@ type execution struct {
 	// mu guards everything below; when a step finishes, its output is written
 	// and its position recorded under mu, so a checkpoint (built under mu)
 	// never sees one without the other.
-	mu            sync.Mutex
-	results       map[string]any
-	resultAt      map[string]ResultMark // which concurrent iteration wrote results[id]
-	errs          []fault.Object
-	finished      map[string]bool
-	outputs       map[string]any
-	decisions     map[string]*Decision
-	states        map[string]json.RawMessage
-	overlays      map[string]*view          // live views of concurrent iterations
+	mu        sync.Mutex
+	results   map[string]any
+	resultAt  map[string]ResultMark // which concurrent iteration wrote results[id]
+	errs      []fault.Object
+	finished  map[string]bool
+	outputs   map[string]any
+	decisions map[string]*Decision
+	states    map[string]json.RawMessage
+	overlays  map[string]*view // live views of concurrent iterations
+	// noted and kids index the positions above (position tree), so dropping
+	// what lies below a finished container costs the number of entries below it
+	// rather than a scan of every entry (a loop of n iterations was O(n²)).
+	noted         map[string]bool
+	kids          map[string][]string
 	savedOverlays map[string]map[string]any // from the checkpoint, used once
 	succeeded     int
 	failed        int
@@ -102,6 +107,8 @@ func (e *Engine) newExecution(ctx context.Context, plan *Plan, id, account, sess
 		decisions: map[string]*Decision{},
 		states:    map[string]json.RawMessage{},
 		overlays:  map[string]*view{},
+		noted:     map[string]bool{},
+		kids:      map[string][]string{},
 		runStart:  e.clock.Now(),
 	}
 }
@@ -162,10 +169,16 @@ func (ex *execution) restore(cp *Checkpoint) {
 	ex.errs = slices.Clone(cp.Errors)
 	for _, p := range cp.Finished {
 		ex.finished[p] = true
+		ex.noteLocked(p)
 	}
 	maps.Copy(ex.outputs, cp.Outputs)
 	maps.Copy(ex.decisions, cp.Decisions)
 	maps.Copy(ex.states, cp.State)
+	for _, m := range []map[string]bool{keySet(cp.Outputs), keySet(cp.Decisions), keySet(cp.State)} {
+		for p := range m {
+			ex.noteLocked(p)
+		}
+	}
 	ex.savedOverlays = maps.Clone(cp.Overlays)
 	maps.Copy(ex.resultAt, cp.ResultMarks)
 	ex.succeeded, ex.failed, ex.timedOut = cp.Succeeded, cp.Failed, cp.TimedOut
@@ -341,6 +354,7 @@ func (ex *execution) decision(pos string) *Decision {
 func (ex *execution) setDecision(pos string, d *Decision) {
 	ex.mu.Lock()
 	ex.decisions[pos] = d
+	ex.noteLocked(pos)
 	ex.mu.Unlock()
 	ex.save(StatusRunning)
 }
@@ -349,6 +363,7 @@ func (ex *execution) setDecision(pos string, d *Decision) {
 // below pos are dropped: they are never consulted again.
 func (ex *execution) markDoneLocked(pos string, out any, children bool) {
 	ex.finished[pos] = true
+	ex.noteLocked(pos)
 	if strings.IndexByte(pos, '/') >= 0 {
 		ex.outputs[pos] = out
 	}
@@ -356,21 +371,44 @@ func (ex *execution) markDoneLocked(pos string, out any, children bool) {
 	delete(ex.states, pos)
 	delete(ex.overlays, pos)
 	if children {
-		prefix := pos + "/"
-		deletePrefix(ex.finished, prefix)
-		deletePrefix(ex.outputs, prefix)
-		deletePrefix(ex.decisions, prefix)
-		deletePrefix(ex.states, prefix)
-		deletePrefix(ex.overlays, prefix)
+		ex.dropBelowLocked(pos)
 	}
 }
 
-func deletePrefix[V any](m map[string]V, prefix string) {
-	for k := range m {
-		if strings.HasPrefix(k, prefix) {
-			delete(m, k)
+// noteLocked records pos and its ancestors in the position tree.
+func (ex *execution) noteLocked(pos string) {
+	for !ex.noted[pos] {
+		ex.noted[pos] = true
+		i := strings.LastIndexByte(pos, '/')
+		if i < 0 {
+			return
 		}
+		parent := pos[:i]
+		ex.kids[parent] = append(ex.kids[parent], pos)
+		pos = parent
 	}
+}
+
+// dropBelowLocked forgets every entry below pos: they are never consulted again.
+func (ex *execution) dropBelowLocked(pos string) {
+	for _, k := range ex.kids[pos] {
+		ex.dropBelowLocked(k)
+		delete(ex.finished, k)
+		delete(ex.outputs, k)
+		delete(ex.decisions, k)
+		delete(ex.states, k)
+		delete(ex.overlays, k)
+		delete(ex.noted, k)
+	}
+	delete(ex.kids, pos)
+}
+
+func keySet[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 // setResultLocked stores a step's result; inside concurrent loops the highest

@@ -176,6 +176,7 @@ func (ex *execution) iterationView(parent *view, ip string) *view {
 		v = parent.overlay()
 	}
 	ex.overlays[ip] = v
+	ex.noteLocked(ip)
 	return v
 }
 
