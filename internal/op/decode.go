@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/a2e"
@@ -152,14 +153,25 @@ func locateProblem(v any, t reflect.Type, path string) (string, string, bool) {
 	return "", "", false
 }
 
-// jsonFields maps the JSON names of a struct's fields (embedded structs
-// inlined, as encoding/json does) to their types.
+// jsonFields maps the JSON names of struct type t's fields (embedded structs
+// flattened) to their types. Results are cached per type: every config decode asks.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := computeJSONFields(t)
+	fieldCache.Store(t, m)
+	return m
+}
+
+var fieldCache sync.Map // reflect.Type -> map[string]reflect.Type (read-only once stored)
+
+func computeJSONFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			for k, v := range jsonFields(f.Type) {
+			for k, v := range computeJSONFields(f.Type) {
 				out[k] = v
 			}
 			continue
