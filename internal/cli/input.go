@@ -2,10 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/sluicehq/sluice/internal/datamodel"
 )
 
 // readDocument reads FILE or "-" (stdin), refusing more than limit bytes.
@@ -78,23 +79,7 @@ func parseInput(v string) (any, error) {
 		return nil, fail(ExitInvalid, "--input holds more than one JSON value")
 	}
 	if _, ok := in.(map[string]any); !ok {
-		return nil, fail(ExitInvalid, "--input must be a JSON object, got %s", jsonKind(in))
+		return nil, fail(ExitInvalid, "--input must be a JSON object, got %s", datamodel.KindOf(in))
 	}
 	return in, nil
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -109,7 +109,7 @@ func compileTest(subject a2e.Path, operatorName string, value json.RawMessage, j
 	if p.op == opIn {
 		arr, ok := v.([]any)
 		if !ok {
-			return nil, invalidConfig(jsonPath+".value", "operator \"in\" needs an array value, got %s", kindOf(v)).
+			return nil, invalidConfig(jsonPath+".value", "operator \"in\" needs an array value, got %s", datamodel.KindOf(v)).
 				WithSuggestions(`Write value as an array, for example ["a", "b"]`)
 		}
 		p.set = scalarSet(arr)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
@@ -275,25 +276,6 @@ func dataError(path a2e.Path, format string, args ...any) *fault.Error {
 	return fault.Typed(fault.Invalid, fault.DataError, format, args...).WithDetail("path", path.String())
 }
 
-// kindOf names a JSON value's type for messages: "an object", "a string", ...
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64, int, int64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("a %T", v)
-}
-
 // readArray reads p from data and requires an array, naming the op in the error.
 func readArray(data Data, p a2e.Path, opName string) ([]any, error) {
 	v, err := data.Get(p)
@@ -302,7 +284,7 @@ func readArray(data Data, p a2e.Path, opName string) ([]any, error) {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, dataError(p, "%s is %s, %s needs an array", p, kindOf(v), opName)
+		return nil, dataError(p, "%s is %s, %s needs an array", p, datamodel.KindOf(v), opName)
 	}
 	return arr, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -100,7 +101,7 @@ func (m *mergeData) run(ctx context.Context, rc *RunContext) (any, error) {
 	}
 	for i, v := range vals {
 		if _, ok := v.(map[string]any); !ok {
-			return nil, dataError(m.sources[i], "%s is %s, deepMerge needs objects", m.sources[i], kindOf(v)).
+			return nil, dataError(m.sources[i], "%s is %s, deepMerge needs objects", m.sources[i], datamodel.KindOf(v)).
 				WithSuggestions("Use concat or union to merge arrays")
 		}
 	}

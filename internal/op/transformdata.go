@@ -128,7 +128,7 @@ func decodeTransformConfig(raw json.RawMessage, cfg any, transform string) error
 func needArray(in any, input a2e.Path, transform string) ([]any, error) {
 	arr, ok := in.([]any)
 	if !ok {
-		return nil, dataError(input, "%s is %s, TransformData %s needs an array", input, kindOf(in), transform)
+		return nil, dataError(input, "%s is %s, TransformData %s needs an array", input, datamodel.KindOf(in), transform)
 	}
 	return arr, nil
 }
@@ -376,7 +376,7 @@ func (s *selectTransform) apply(ctx context.Context, in any, input a2e.Path) (an
 	}
 	items, ok := in.([]any)
 	if !ok {
-		return nil, dataError(input, "%s is %s, TransformData select needs an array or an object", input, kindOf(in))
+		return nil, dataError(input, "%s is %s, TransformData select needs an array or an object", input, datamodel.KindOf(in))
 	}
 	out := make([]any, len(items))
 	for i, item := range items {
@@ -401,7 +401,7 @@ func (s *selectTransform) one1(item any, input a2e.Path, index int) (any, error)
 		return v, nil
 	}
 	if _, ok := item.(map[string]any); !ok {
-		return nil, dataError(input, "element %d of %s is %s, select with fields needs objects", index, input, kindOf(item)).
+		return nil, dataError(input, "element %d of %s is %s, select with fields needs objects", index, input, datamodel.KindOf(item)).
 			WithDetail("index", index).WithSuggestions("Use select with field to extract a value from other elements")
 	}
 	out := make(map[string]any, len(s.fields))
@@ -504,7 +504,7 @@ func (m *mapTransform) apply(ctx context.Context, in any, input a2e.Path) (any, 
 	items, isArray := in.([]any)
 	if !isArray {
 		if _, ok := in.(map[string]any); !ok {
-			return nil, dataError(input, "%s is %s, TransformData map needs an array or an object", input, kindOf(in))
+			return nil, dataError(input, "%s is %s, TransformData map needs an array or an object", input, datamodel.KindOf(in))
 		}
 		items = []any{in}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -53,37 +54,18 @@ func checkCondition(n *node, c *collector, at, operator string, value json.RawMe
 	switch operator {
 	case a2e.OpIn:
 		if _, ok := v.([]any); !ok {
-			c.err(invalid(n, valAt, "operator in needs an array value, not %s", kindOf(v)).
+			c.err(invalid(n, valAt, "operator in needs an array value, not %s", datamodel.KindOf(v)).
 				WithSuggestions(`Give the allowed values as an array, such as ["a", "b"]`))
 		}
 	case a2e.OpStartsWith, a2e.OpEndsWith:
 		if _, ok := v.(string); !ok {
-			c.err(invalid(n, valAt, "operator %s compares strings; the value must be a string, not %s", operator, kindOf(v)))
+			c.err(invalid(n, valAt, "operator %s compares strings; the value must be a string, not %s", operator, datamodel.KindOf(v)))
 		}
 	case a2e.OpGt, a2e.OpLt, a2e.OpGe, a2e.OpLe:
 		switch v.(type) {
 		case float64, string:
 		default:
-			c.err(invalid(n, valAt, "operator %s compares numbers or strings; the value must be one, not %s", operator, kindOf(v)))
+			c.err(invalid(n, valAt, "operator %s compares numbers or strings; the value must be one, not %s", operator, datamodel.KindOf(v)))
 		}
 	}
-}
-
-// kindOf names a JSON value's type for messages.
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "an unknown value"
 }
