@@ -59,7 +59,11 @@ func newHarnessAt(t testing.TB, upstream *httptest.Server, secrets map[string]op
 	u, _ := url.Parse(upstream.URL)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
-	clk := clock.NewFake(mustTime())
+	fake := clock.NewFake(mustTime())
+	var clk clock.Clock = fake
+	if level >= slog.LevelError {
+		clk = clock.Real{} // benchmarks: real time, as in production
+	}
 	deps := op.Deps{
 		Client:  egress.NewClient(egress.Policy{AllowPrivate: []string{u.Host}}),
 		Vault:   vault.NewMemory(secrets),
@@ -69,7 +73,7 @@ func newHarnessAt(t testing.TB, upstream *httptest.Server, secrets map[string]op
 		Limits:  op.DefaultLimits(),
 	}
 	eng := engine.New(engine.Options{Clock: clk, Cache: deps.Cache, Logger: logger})
-	return &harness{runner: workflow.New(workflow.Config{Deps: deps, Engine: eng}), logs: logs, clock: clk}
+	return &harness{runner: workflow.New(workflow.Config{Deps: deps, Engine: eng}), logs: logs, clock: fake}
 }
 
 func account(creds ...string) workflow.Account {
