@@ -9,18 +9,9 @@ import (
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
-// Aggregations. sum, avg, min and max use numbers only and skip everything
-// else (min and max of strings are not defined: a mixed column would order
-// differently depending on which types happen to be present).
-const (
-	aggCount = "count"
-	aggSum   = "sum"
-	aggAvg   = "avg"
-	aggMin   = "min"
-	aggMax   = "max"
-)
-
-var aggNames = []string{aggCount, aggSum, aggAvg, aggMin, aggMax}
+// Aggregations (a2e.AggregationOps): sum, avg, min and max use numbers only and
+// skip everything else (min and max of strings are not defined: a mixed column
+// would order differently depending on which types happen to be present).
 
 type aggOp struct {
 	kind     string
@@ -60,7 +51,7 @@ func newAggregate(raw json.RawMessage) (transformer, error) {
 	}
 	for i, o := range c.Operations {
 		jp := fmt.Sprintf("%s.operations[%d]", configBase, i)
-		if err := oneOf(o.Op, aggNames, jp+".op", "aggregation"); err != nil {
+		if err := oneOf(o.Op, a2e.AggregationOps, jp+".op", "aggregation"); err != nil {
 			return nil, err
 		}
 		op := aggOp{kind: o.Op, as: o.As}
@@ -70,7 +61,7 @@ func newAggregate(raw json.RawMessage) (transformer, error) {
 				return nil, err
 			}
 			op.field, op.hasField = f, true
-		} else if o.Op != aggCount {
+		} else if o.Op != a2e.AggCount {
 			return nil, invalidConfig(jp+".field", "%s needs a field", o.Op).
 				WithSuggestions(fmt.Sprintf(`Write {"op": %q, "field": "amount"}`, o.Op))
 		}
@@ -123,18 +114,18 @@ func (a *accumulator) add(op *aggOp, item any) {
 
 func (a *accumulator) result(kind string) any {
 	switch kind {
-	case aggCount:
+	case a2e.AggCount:
 		return float64(a.count)
-	case aggSum:
+	case a2e.AggSum:
 		return a.sum
 	}
 	if a.n == 0 {
 		return nil
 	}
 	switch kind {
-	case aggAvg:
+	case a2e.AggAvg:
 		return a.sum / float64(a.n)
-	case aggMin:
+	case a2e.AggMin:
 		return a.min
 	}
 	return a.max

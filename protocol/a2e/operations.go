@@ -120,6 +120,18 @@ type Aggregation struct {
 	As    string `json:"as,omitempty"`
 }
 
+// Aggregation ops of the aggregate transform.
+const (
+	AggCount = "count"
+	AggSum   = "sum"
+	AggAvg   = "avg"
+	AggMin   = "min"
+	AggMax   = "max"
+)
+
+// AggregationOps lists every aggregation op.
+var AggregationOps = []string{AggCount, AggSum, AggAvg, AggMin, AggMax}
+
 // AggregateConfig computes aggregations, optionally per group.
 type AggregateConfig struct {
 	Operations []Aggregation `json:"operations"`
