@@ -171,8 +171,15 @@ type attemptResult struct {
 // goroutine so that one which ignores its context, or panics, cannot hang or
 // crash the engine: after the context ends it gets AbandonGrace to return.
 func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time.Duration, capped bool) (any, attemptEnd, error) {
-	actx, cancel := context.WithTimeout(f.ctx, timeout)
-	defer cancel()
+	// A capped attempt ends with the execution's budget, which f.ctx carries
+	// already: no second timer. (With the default 30 s attempt timeout and 30 s
+	// budget, that is every attempt.)
+	actx := f.ctx
+	if !capped {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(f.ctx, timeout)
+		defer cancel()
+	}
 	rc := &op.RunContext{
 		Data:        f.v,
 		Account:     ex.account,
@@ -192,7 +199,7 @@ func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time
 	ex.mu.Unlock()
 
 	ch := make(chan attemptResult, 1)
-	go ex.call(actx, st, rc, ch)
+	ex.e.workers.run(func() { ex.call(actx, st, rc, ch) })
 	var r attemptResult
 	select {
 	case r = <-ch:
@@ -255,7 +262,7 @@ func (ex *execution) saver(pos string) func(json.RawMessage) error {
 			ex.mu.Unlock()
 			return nil
 		}
-		ex.states[pos] = append(json.RawMessage(nil), state...)
+		setKey(&ex.states, pos, append(json.RawMessage(nil), state...))
 		ex.noteLocked(pos)
 		ex.mu.Unlock()
 		return ex.save(StatusRunning)

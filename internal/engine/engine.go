@@ -115,6 +115,8 @@ type Engine struct {
 	limits Limits
 	logger *slog.Logger
 
+	workers *workers // goroutines that run attempts
+
 	randMu sync.Mutex
 	rand   *rand.Rand // nil: the runtime's source, which is safe for concurrent use
 }
@@ -128,6 +130,8 @@ func New(o Options) *Engine {
 		cp:     o.Checkpointer,
 		limits: o.Limits.withDefaults(),
 		logger: o.Logger,
+
+		workers: newWorkers(),
 	}
 	if e.clock == nil {
 		e.clock = clock.Real{}

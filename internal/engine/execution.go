@@ -98,18 +98,14 @@ func (e *Engine) newExecution(ctx context.Context, plan *Plan, id, account, sess
 	}
 	return &execution{
 		e: e, plan: plan, id: id, account: account, session: session, onEvent: onEvent,
-		logger:    e.logger.With("executionId", id),
-		userCtx:   ctx,
-		results:   map[string]any{},
-		resultAt:  map[string]ResultMark{},
-		finished:  map[string]bool{},
-		outputs:   map[string]any{},
-		decisions: map[string]*Decision{},
-		states:    map[string]json.RawMessage{},
-		overlays:  map[string]*view{},
-		noted:     map[string]bool{},
-		kids:      map[string][]string{},
-		runStart:  e.clock.Now(),
+		logger:   executionLogger(e.logger, id),
+		userCtx:  ctx,
+		results:  map[string]any{},
+		finished: map[string]bool{},
+		noted:    map[string]bool{},
+		runStart: e.clock.Now(),
+		// The other maps are made when first written (setKey): most
+		// executions have no loops, branches or saved state.
 	}
 }
 
@@ -171,16 +167,16 @@ func (ex *execution) restore(cp *Checkpoint) {
 		ex.finished[p] = true
 		ex.noteLocked(p)
 	}
-	maps.Copy(ex.outputs, cp.Outputs)
-	maps.Copy(ex.decisions, cp.Decisions)
-	maps.Copy(ex.states, cp.State)
+	ex.outputs = maps.Clone(cp.Outputs)
+	ex.decisions = maps.Clone(cp.Decisions)
+	ex.states = maps.Clone(cp.State)
 	for _, m := range []map[string]bool{keySet(cp.Outputs), keySet(cp.Decisions), keySet(cp.State)} {
 		for p := range m {
 			ex.noteLocked(p)
 		}
 	}
 	ex.savedOverlays = maps.Clone(cp.Overlays)
-	maps.Copy(ex.resultAt, cp.ResultMarks)
+	ex.resultAt = maps.Clone(cp.ResultMarks)
 	ex.succeeded, ex.failed, ex.timedOut = cp.Succeeded, cp.Failed, cp.TimedOut
 	ex.waiting = cp.Waiting
 	ex.elapsedBefore = time.Duration(cp.ElapsedMs) * time.Millisecond
@@ -353,7 +349,7 @@ func (ex *execution) decision(pos string) *Decision {
 // the choice was made from.
 func (ex *execution) setDecision(pos string, d *Decision) {
 	ex.mu.Lock()
-	ex.decisions[pos] = d
+	setKey(&ex.decisions, pos, d)
 	ex.noteLocked(pos)
 	ex.mu.Unlock()
 	ex.save(StatusRunning)
@@ -365,7 +361,7 @@ func (ex *execution) markDoneLocked(pos string, out any, children bool) {
 	ex.finished[pos] = true
 	ex.noteLocked(pos)
 	if strings.IndexByte(pos, '/') >= 0 {
-		ex.outputs[pos] = out
+		setKey(&ex.outputs, pos, out)
 	}
 	delete(ex.decisions, pos)
 	delete(ex.states, pos)
@@ -384,7 +380,7 @@ func (ex *execution) noteLocked(pos string) {
 			return
 		}
 		parent := pos[:i]
-		ex.kids[parent] = append(ex.kids[parent], pos)
+		setKey(&ex.kids, parent, append(ex.kids[parent], pos))
 		pos = parent
 	}
 }
@@ -403,6 +399,14 @@ func (ex *execution) dropBelowLocked(pos string) {
 	delete(ex.kids, pos)
 }
 
+// setKey sets m[k], making the map first when it is nil.
+func setKey[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = make(map[K]V)
+	}
+	(*m)[k] = v
+}
+
 func keySet[V any](m map[string]V) map[string]bool {
 	out := make(map[string]bool, len(m))
 	for k := range m {
@@ -419,7 +423,7 @@ func (ex *execution) setResultLocked(f *frame, id string, result any) {
 		if at, ok := ex.resultAt[id]; ok && at.Loop == mark.Loop && at.Iteration > mark.Iteration {
 			return
 		}
-		ex.resultAt[id] = mark
+		setKey(&ex.resultAt, id, mark)
 	} else {
 		delete(ex.resultAt, id)
 	}

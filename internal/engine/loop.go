@@ -175,7 +175,7 @@ func (ex *execution) iterationView(parent *view, ip string) *view {
 	} else {
 		v = parent.overlay()
 	}
-	ex.overlays[ip] = v
+	setKey(&ex.overlays, ip, v)
 	ex.noteLocked(ip)
 	return v
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -330,8 +331,15 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	if a.sensitive.Body || len(a.sensitive.Headers) > 0 {
 		reqCtx = egress.WithSensitive(reqCtx, a.sensitive)
 	}
-	attemptCtx, cancel := context.WithTimeout(reqCtx, a.timeout)
-	defer cancel()
+	// The engine bounds each attempt by this operation's timeout already; the
+	// operation bounds itself too for callers without an engine, but not with a
+	// second timer when its context ends sooner anyway.
+	attemptCtx := reqCtx
+	if d, ok := reqCtx.Deadline(); !ok || time.Until(d) > a.timeout {
+		var cancel context.CancelFunc
+		attemptCtx, cancel = context.WithTimeout(reqCtx, a.timeout)
+		defer cancel()
+	}
 	hreq, err := http.NewRequestWithContext(attemptCtx, a.method, req.url.String(), bytesReader(req.body))
 	if err != nil {
 		return nil, fault.Typed(fault.Invalid, fault.DataError, "the request cannot be made: %s", err.Error()).WithCause(err)
@@ -624,7 +632,9 @@ func isNetTimeout(err error) bool {
 }
 
 func (a *apiCall) log(rc *RunContext, msg string, req *apiRequest, status int) {
-	if rc.Logger == nil {
+	// The check comes first: the arguments below would be allocated even for
+	// a disabled level.
+	if rc.Logger == nil || !rc.Logger.Enabled(context.Background(), slog.LevelDebug) {
 		return
 	}
 	rc.Logger.Debug(msg, "operationId", rc.OperationID, "method", a.method, "target", req.scope, "status", status)

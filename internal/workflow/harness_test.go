@@ -54,7 +54,8 @@ func newHarness(t testing.TB, upstream *httptest.Server, secrets map[string]op.S
 }
 
 // newHarnessAt logs at level; benchmarks log nothing below errors, as a server would.
-func newHarnessAt(t testing.TB, upstream *httptest.Server, secrets map[string]op.Secret, level slog.Level) *harness {
+// Options may change the Runner's config (benchmarks turn the plan cache off).
+func newHarnessAt(t testing.TB, upstream *httptest.Server, secrets map[string]op.Secret, level slog.Level, options ...func(*workflow.Config)) *harness {
 	t.Helper()
 	u, _ := url.Parse(upstream.URL)
 	logs := &syncBuffer{}
@@ -73,7 +74,11 @@ func newHarnessAt(t testing.TB, upstream *httptest.Server, secrets map[string]op
 		Limits:  op.DefaultLimits(),
 	}
 	eng := engine.New(engine.Options{Clock: clk, Cache: deps.Cache, Logger: logger})
-	return &harness{runner: workflow.New(workflow.Config{Deps: deps, Engine: eng}), logs: logs, clock: fake}
+	cfg := workflow.Config{Deps: deps, Engine: eng}
+	for _, o := range options {
+		o(&cfg)
+	}
+	return &harness{runner: workflow.New(cfg), logs: logs, clock: fake}
 }
 
 func account(creds ...string) workflow.Account {

@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/validate"
+	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
 // Account is the caller a workflow runs for.
@@ -31,6 +32,7 @@ type Runner struct {
 	engine  *engine.Engine
 	limits  validate.Limits
 	private func(host, port string) bool
+	plans   *planCache // nil: every document is validated and compiled anew
 }
 
 // Config are the services and limits of a Runner.
@@ -45,6 +47,9 @@ type Config struct {
 	PrivateAllowed func(host, port string) bool
 	// Catalog overrides the built-in operations (tests); nil means op.Builtins().
 	Catalog []op.Registration
+	// NoPlanCache turns off the cache of compiled plans, so every execution
+	// validates and compiles its document anew.
+	NoPlanCache bool
 }
 
 // New makes a Runner.
@@ -57,7 +62,11 @@ func New(c Config) *Runner {
 	if eng == nil {
 		eng = engine.New(engine.Options{Clock: c.Deps.Clock, Cache: c.Deps.Cache})
 	}
-	return &Runner{catalog: op.NewEnvironment(&c.Deps, regs...), base: c.Deps, engine: eng, limits: c.Validate, private: c.PrivateAllowed}
+	r := &Runner{catalog: op.NewEnvironment(&c.Deps, regs...), base: c.Deps, engine: eng, limits: c.Validate, private: c.PrivateAllowed}
+	if !c.NoPlanCache {
+		r.plans = newPlanCache(c.Deps.Clock)
+	}
+	return r
 }
 
 // Environment is the catalog narrowed to what a may build, with a's grants.
@@ -88,24 +97,17 @@ type Options struct {
 }
 
 // Execute validates doc for a and, when it is valid, runs it. Exactly one of the
-// result and the report of an invalid document is non-nil.
+// result and the report of an invalid document is non-nil. A document this
+// account ran before with the same grants runs from the plan cache.
 func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) (*engine.Result, *validate.Report) {
-	env := r.Environment(a)
-	report := validate.Document(doc, r.options(a, env))
-	if !report.Valid {
+	c, report := r.Compile(doc, a)
+	if report != nil {
 		return nil, report
 	}
-	if o.OnWarnings != nil && len(report.Warnings) > 0 {
-		o.OnWarnings(report.Warnings)
+	if o.OnWarnings != nil && len(c.warnings) > 0 {
+		o.OnWarnings(c.warnings)
 	}
-	plan, err := engine.CompileBuilt(report.Workflow, env, report.Built)
-	if err != nil {
-		// Validation builds every operation the same way, so this is a defect or a
-		// race with a permission change; report it like an invalid document.
-		fe := fault.From(err)
-		return nil, &validate.Report{Errors: []fault.Object{fe.Object()}, Warnings: report.Warnings}
-	}
-	res := r.engine.Run(ctx, plan, engine.RunOptions{
+	res := r.engine.Run(ctx, c.plan, engine.RunOptions{
 		ExecutionID:      NewExecutionID(),
 		Account:          a.ID,
 		SessionID:        o.SessionID,
@@ -115,6 +117,50 @@ func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) 
 	})
 	return res, nil
 }
+
+// Compile validates doc for a and compiles it, or takes both from the plan
+// cache. Exactly one result is non-nil: the compiled workflow, or the report
+// of an invalid document.
+func (r *Runner) Compile(doc []byte, a Account) (*Compiled, *validate.Report) {
+	key := r.plans.key(doc, a)
+	if c, ok := r.plans.get(a.ID, key); ok {
+		return c, nil
+	}
+	env := r.Environment(a)
+	report := validate.Document(doc, r.options(a, env))
+	if !report.Valid {
+		return nil, report
+	}
+	plan, err := engine.CompileBuilt(report.Workflow, env, report.Built)
+	if err != nil {
+		// Validation builds every operation the same way, so this is a defect or a
+		// race with a permission change; report it like an invalid document.
+		fe := fault.From(err)
+		return nil, &validate.Report{Errors: []fault.Object{fe.Object()}, Warnings: report.Warnings}
+	}
+	c := &Compiled{plan: plan, workflow: report.Workflow, warnings: report.Warnings}
+	r.plans.put(a.ID, key, c)
+	return c, nil
+}
+
+// Compiled is a valid document compiled for one account: what Execute runs, and
+// what the plan cache keeps. It is read-only and may be run by many executions
+// at once.
+type Compiled struct {
+	plan     *engine.Plan
+	workflow *a2e.Workflow
+	warnings []fault.Object
+}
+
+// Plan is the engine plan.
+func (c *Compiled) Plan() *engine.Plan { return c.plan }
+
+// Workflow is the decoded document (its beginExecution carries the client's
+// executionId, the idempotency key of RESOLUTIONS).
+func (c *Compiled) Workflow() *a2e.Workflow { return c.workflow }
+
+// Warnings are validation's warnings for the document.
+func (c *Compiled) Warnings() []fault.Object { return c.warnings }
 
 // NewExecutionID makes the server's own execution id (the client's executionId is
 // only an idempotency key, RESOLUTIONS).

@@ -1,0 +1,138 @@
+package workflow_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/workflow"
+)
+
+const cachedDoc = `{"type":"operationUpdate","operationId":"pick","operation":{"FilterData":{"inputPath":"/input/items","conditions":[{"field":"v","operator":">","value":1}],"outputPath":"/workflow/big"}}}
+{"type":"beginExecution","executionId":"c1","operationOrder":["pick"]}`
+
+func items(vs ...float64) map[string]any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = map[string]any{"v": v}
+	}
+	return map[string]any{"items": out}
+}
+
+func TestPlanCacheReusesAValidDocument(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	h := newHarness(t, srv, nil)
+	a := account()
+
+	first, report := h.runner.Compile([]byte(cachedDoc), a)
+	if report != nil {
+		t.Fatal(toJSON(t, report))
+	}
+	second, _ := h.runner.Compile([]byte(cachedDoc), a)
+	if first != second {
+		t.Fatal("the same document for the same account and grants was compiled twice")
+	}
+	if first.Workflow().Begin.ExecutionID != "c1" {
+		t.Fatalf("cached workflow lost its beginExecution: %+v", first.Workflow().Begin)
+	}
+
+	// The cached plan runs with each execution's own input.
+	for _, tc := range []struct {
+		in   map[string]any
+		want int
+	}{{items(1, 2, 3), 2}, {items(5), 1}, {items(0), 0}} {
+		res, rep := h.runner.Execute(context.Background(), []byte(cachedDoc), a, optionsIn(tc.in))
+		if rep != nil || res.Status != engine.StatusSuccess {
+			t.Fatalf("%v %v", rep, res)
+		}
+		if got := len(res.Results["pick"].([]any)); got != tc.want {
+			t.Fatalf("input %v: %d items kept, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPlanCacheKeyCoversAccountAndGrants(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	h := newHarness(t, srv, nil)
+	a := account()
+	base, _ := h.runner.Compile([]byte(cachedDoc), a)
+
+	other := a
+	other.ID = "acct-2"
+	if c, _ := h.runner.Compile([]byte(cachedDoc), other); c == base {
+		t.Fatal("another account got this account's cached plan")
+	}
+	more := a
+	more.Permissions.Hosts = append([]string{"api.example.com"}, a.Permissions.Hosts...)
+	if c, _ := h.runner.Compile([]byte(cachedDoc), more); c == base {
+		t.Fatal("a change of grants reused the plan compiled for the old grants")
+	}
+	// Grants that look alike when joined must not share a key.
+	x, y := a, a
+	x.Permissions.Credentials = []string{"ab", "c"}
+	y.Permissions.Credentials = []string{"a", "bc"}
+	cx, _ := h.runner.Compile([]byte(cachedDoc), x)
+	cy, _ := h.runner.Compile([]byte(cachedDoc), y)
+	if cx == cy {
+		t.Fatal("different credential grants shared a cache key")
+	}
+}
+
+// A revoked operation is refused even though the document was cached while
+// it was granted.
+func TestPlanCacheHonoursRevokedOperation(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	h := newHarness(t, srv, nil)
+	a := account()
+	if res, rep := h.runner.Execute(context.Background(), []byte(cachedDoc), a, optionsIn(items(2))); rep != nil || res.Status != engine.StatusSuccess {
+		t.Fatalf("%v %v", rep, res)
+	}
+	revoked := a
+	revoked.Permissions = policy.Permissions{Operations: []string{"TransformData"}, Hosts: []string{"*"}}
+	res, rep := h.runner.Execute(context.Background(), []byte(cachedDoc), revoked, optionsIn(items(2)))
+	if res != nil || rep == nil || !rep.Forbidden() {
+		t.Fatalf("revoked FilterData still ran: result %v report %v", res, rep)
+	}
+}
+
+func TestPlanCacheSkipsInvalidLargeAndDisabled(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	h := newHarness(t, srv, nil)
+	a := account()
+
+	bad := strings.Replace(cachedDoc, `"operator":">"`, `"operator":"~"`, 1)
+	for range 2 {
+		c, rep := h.runner.Compile([]byte(bad), a)
+		if c != nil || rep == nil || rep.Valid {
+			t.Fatalf("invalid document: compiled %v report %v", c, rep)
+		}
+	}
+
+	// Over the size bound: compiled afresh each time.
+	pad := `{"type":"operationUpdate","operationId":"pad","operation":{"Wait":{"duration":0}}}` + "\n"
+	big := strings.Repeat("\n", 70<<10) + pad + cachedDoc
+	c1, rep := h.runner.Compile([]byte(big), a)
+	if rep != nil {
+		t.Fatal(toJSON(t, rep))
+	}
+	c2, _ := h.runner.Compile([]byte(big), a)
+	if c1 == c2 {
+		t.Fatal("a document over the plan cache's size bound was cached")
+	}
+
+	off := newHarnessAt(t, srv, nil, slog.LevelDebug, func(c *workflow.Config) { c.NoPlanCache = true })
+	d1, _ := off.runner.Compile([]byte(cachedDoc), a)
+	d2, _ := off.runner.Compile([]byte(cachedDoc), a)
+	if d1 == nil || d1 == d2 {
+		t.Fatal("NoPlanCache still reused a compiled plan")
+	}
+}
