@@ -23,6 +23,7 @@ var kindTable = map[Kind]kindRow{
 	Timeout:          {"timeout", TimeoutError, http.StatusGatewayTimeout, -32008, "timeout"},
 	Unavailable:      {"unavailable", ExecutionError, http.StatusServiceUnavailable, -32013, "runtime_error"},
 	Upstream:         {"upstream", ExecutionError, http.StatusBadGateway, -32010, "tool_error"},
+	TooLarge:         {"too_large", ValidationError, http.StatusRequestEntityTooLarge, -32602, "schema_violation"},
 }
 
 // String is the Kind's stable snake_case code.

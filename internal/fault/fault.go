@@ -27,6 +27,8 @@ const (
 	Timeout
 	Unavailable
 	Upstream
+	// TooLarge is a request body or document over a size bound (HTTP 413).
+	TooLarge
 )
 
 // The A2E spec's error type names.

@@ -46,6 +46,7 @@ func TestSpecTypeAndCodes(t *testing.T) {
 		{fault.New(fault.RateLimited, "x"), fault.ExecutionError, 429, "rate_limited", "rate_limited"},
 		{fault.New(fault.Upstream, "x"), fault.ExecutionError, 502, "tool_error", "upstream"},
 		{fault.Typed(fault.Invalid, fault.DataError, "x"), fault.DataError, 400, "schema_violation", "invalid"},
+		{fault.New(fault.TooLarge, "x"), fault.ValidationError, 413, "schema_violation", "too_large"},
 	}
 	for _, c := range cases {
 		if got := c.err.SpecType(); got != c.typ {

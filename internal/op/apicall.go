@@ -327,6 +327,11 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 		}
 	}
 
+	if a.d.Meter != nil {
+		if err := a.d.Meter.AllowCall(ctx, rc.Account); err != nil {
+			return nil, err
+		}
+	}
 	reqCtx := egress.WithHostCheck(ctx, a.hostCheck)
 	if a.sensitive.Body || len(a.sensitive.Headers) > 0 {
 		reqCtx = egress.WithSensitive(reqCtx, a.sensitive)

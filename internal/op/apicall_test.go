@@ -563,3 +563,37 @@ func TestApiCallRedirectDropsCredentials(t *testing.T) {
 		t.Fatal("the first origin should have received the credential")
 	}
 }
+
+// meterFunc admits or refuses attempts.
+type meterFunc func(ctx context.Context, account string) error
+
+func (f meterFunc) AllowCall(ctx context.Context, account string) error { return f(ctx, account) }
+
+// The account's API-call limit is asked before each attempt; a refusal sends
+// nothing and carries its retry hint.
+func TestApiCallMeterCountsAttempts(t *testing.T) {
+	up := newUpstream(t, nil)
+	e := newEnv(t)
+	var asked []string
+	admit := true
+	e.deps.Meter = meterFunc(func(_ context.Context, account string) error {
+		asked = append(asked, account)
+		if admit {
+			return nil
+		}
+		return fault.New(fault.RateLimited, "API call limit reached: 30 per minute").Retry(12 * time.Second)
+	})
+	cfg := `{"method":"GET","url":"` + up.URL + `/x","cache":false,"outputPath":"/workflow/r"}`
+	if _, err := e.run(t, cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	admit = false
+	_, err := e.run(t, cfg, nil)
+	fe := asFault(t, err)
+	if fe.Kind != fault.RateLimited || !fe.Retryable || fe.RetryAfter != 12*time.Second {
+		t.Fatalf("refused attempt: %+v", fe)
+	}
+	if up.hits.Load() != 1 || len(asked) != 2 || asked[0] == "" {
+		t.Fatalf("%d requests sent, meter asked %v; want 1 sent and 2 asks with the account", up.hits.Load(), asked)
+	}
+}

@@ -23,6 +23,17 @@ type Deps struct {
 	Cache       Cache
 	Clock       clock.Clock
 	Limits      Limits
+	// Meter counts the account's HTTP attempts against its "API calls"
+	// limits (RESOLUTIONS: they count attempts); nil: unmetered (sluice run).
+	Meter Meter
+}
+
+// Meter admits or refuses one outbound HTTP attempt of an account. A refusal
+// is a *fault.Error of kind RateLimited whose RetryAfter says when a call
+// would be admitted; ApiCall fails that attempt with it, so the engine's
+// retry waits as long, within the execution's budget.
+type Meter interface {
+	AllowCall(ctx context.Context, account string) error
 }
 
 // Limits bound what operations may do.
