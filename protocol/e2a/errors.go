@@ -18,7 +18,7 @@ import (
 // as fault.Invalid with Path as the path.
 type Error struct {
 	Path        string   `json:"path,omitempty"`   // "" means the whole value
-	Offset      int      `json:"offset,omitempty"` // byte offset in the input; 0 when not known
+	Offset      int      `json:"offset,omitempty"` // 0-based byte offset in the input; 0 also when not known
 	Message     string   `json:"message"`
 	Suggestions []string `json:"suggestions,omitempty"`
 }

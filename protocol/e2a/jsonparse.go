@@ -1,6 +1,7 @@
 package e2a
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -49,21 +50,25 @@ func (p *parser) peek() byte {
 
 // kindAt names the JSON type of the value at the current position.
 func (p *parser) kindAt() string {
-	switch p.peek() {
-	case '{':
+	c := p.peek()
+	rest := p.data[min(p.pos, len(p.data)):]
+	switch {
+	case c == '{':
 		return "an object"
-	case '[':
+	case c == '[':
 		return "an array"
-	case '"':
+	case c == '"':
 		return "a string"
-	case 't', 'f':
+	case bytes.HasPrefix(rest, []byte("true")) || bytes.HasPrefix(rest, []byte("false")):
 		return "a boolean"
-	case 'n':
+	case bytes.HasPrefix(rest, []byte("null")):
 		return "null"
-	case 0:
+	case c == 0:
 		return "nothing"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a number"
 	}
-	return "a number"
+	return "something that is not JSON"
 }
 
 // end checks that nothing but space follows the value.
@@ -184,6 +189,7 @@ func (p *parser) members(at *path, fn func(key string, keyOff int) error) error 
 			return p.errAt(at, p.pos, "invalid JSON: expected ':' after a key")
 		}
 		p.pos++
+		p.skipSpace() // fn sees the value's own offset
 		if err := fn(key, off); err != nil {
 			return err
 		}

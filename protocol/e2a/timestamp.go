@@ -67,7 +67,7 @@ func ParseTimestamp(s string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		if !strings.ContainsAny(s, "Zz+") && strings.Count(s, "-") <= 2 {
+		if _, naive := time.Parse("2006-01-02T15:04:05.999999999", s); naive == nil {
 			return time.Time{}, &Error{Message: "is not an RFC 3339 time: it has no UTC offset (add +00:00)"}
 		}
 		return time.Time{}, &Error{Message: "is not an RFC 3339 time such as 2026-03-28T12:00:00+00:00"}
