@@ -456,18 +456,26 @@ func (p *parser) number(at *path) (float64, error) {
 		return 0, p.errAt(at, start, "number %s is out of range", text)
 	}
 	if integral && !exactFloat(string(text), f) {
-		return 0, p.errAt(at, start, "integer %s is too large to keep exactly (the limit is ±2^53); send it as a string", text)
+		return 0, p.errAt(at, start, "integer %s is beyond 2^53 and would not read back as written; send it as a string", text)
 	}
 	return f, nil
 }
 
-// exactFloat reports whether f can stand for the number written as text:
-// integral text must be below 2^53 in magnitude, where every integer is exact.
+// exactFloat reports whether f stands for the number written as text without
+// changing it: any fractional or exponent literal (floats are approximate by
+// nature), and an integer literal when f is written back as the same digits.
+// Every integer below 2^53 qualifies, and so does every integral float64 this
+// package (or encoding/json) writes, so the codec reads its own output; a
+// precise large integer such as an id 12345678901234567890 does not, and is an
+// error rather than a silent rounding.
 func exactFloat(text string, f float64) bool {
 	for i := 0; i < len(text); i++ {
 		if c := text[i]; c == '.' || c == 'e' || c == 'E' {
 			return true
 		}
 	}
-	return math.Abs(f) < maxExactInt
+	if math.Abs(f) < maxExactInt {
+		return true
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64) == text
 }

@@ -92,6 +92,15 @@ func assertResponseRoundTrip(t testing.TB, r *e2a.Response) {
 	}
 	c := *r
 	c.Provenance = normalizeProvenance(c.Provenance)
+	if c.ProtocolVersion == "" {
+		c.ProtocolVersion = e2a.ProtocolVersion
+	}
+	if c.Status == "" {
+		c.Status = e2a.StatusInProgress
+	}
+	if c.IdentityOrigin == "" {
+		c.IdentityOrigin = e2a.OriginAgent
+	}
 	for _, m := range []*map[string]any{&c.Body, &c.Projections, &c.ChannelContext, &c.Metadata, &c.A2AMetadata, &c.ACPMeta} {
 		*m = nilIfEmpty(*m)
 	}
