@@ -1,0 +1,319 @@
+package e2a
+
+import "fmt"
+
+// envelopeFields are the keys an envelope may have: its own fields, then the
+// legacy keys read for compatibility (spec §9 and §10).
+var envelopeFields = []string{
+	"protocol_version", "provenance", "request_id", "jsonrpc_id", "correlation_id",
+	"task_id", "context_id", "session_id", "message_id", "timestamp",
+	"identity_origin", "channel", "user_id", "agent_ref", "chat_id",
+	"source_agent_id", "method", "params", "ext_method", "session_update_kind",
+	"is_stream", "expected_output_modes", "auth", "channel_context",
+	"a2a_metadata", "acp_meta",
+	"channel_id", "req_method", "payload", "binding", "metadata",
+}
+
+// legacy holds the compatibility keys until every field is read.
+type legacy struct {
+	channelID, reqMethod  string
+	channelOff, methodOff int
+	payload, metadata     map[string]any
+	binding               string
+	hasBinding            bool
+}
+
+// DecodeEnvelope reads one envelope in the current shape, the legacy
+// AgentRequest shape, or any mix, and returns it normalized:
+//
+//   - channel_id reads as channel and req_method as method (a conflicting
+//     value in both is an error rather than a silent choice);
+//   - a top-level payload object is merged into params without overwriting,
+//     skipping null, [] and {} values;
+//   - binding moves to provenance.details.migrated_from_binding (and "acp" or
+//     "a2a" becomes the source protocol of an e2a-sourced envelope);
+//   - top-level metadata is merged into channel_context key by key, existing
+//     keys winning and codec-internal keys skipped;
+//   - epoch-seconds timestamps become RFC 3339 UTC, exact to the microsecond.
+//
+// Unknown or duplicate keys, values of the wrong type, an identity_origin or
+// session_update_kind outside its list, "ext" without ext_method and a file
+// reference without uri are errors (*Error) naming the field. Input is bounded by
+// lim (zero: 1 MiB, 64 levels).
+func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
+	lim = lim.withDefaults(DefaultMaxEnvelopeBytes)
+	if len(data) > lim.MaxBytes {
+		return nil, &Error{Message: fmt.Sprintf("envelope is %d bytes, over the %d-byte limit", len(data), lim.MaxBytes)}
+	}
+	p := parser{data: data, maxDepth: lim.MaxDepth}
+	e := NewEnvelope()
+	var lg legacy
+	var root path
+	err := p.members(&root, func(key string, off int) error {
+		fp := root.field(key)
+		var err error
+		switch key {
+		case "protocol_version":
+			err = p.version(&fp, &e.ProtocolVersion)
+		case "provenance":
+			e.Provenance, err = p.provenance(&fp)
+		case "request_id":
+			e.RequestID, err = p.optString(&fp)
+		case "jsonrpc_id":
+			e.JSONRPCID, err = p.id(&fp)
+		case "correlation_id":
+			e.CorrelationID, err = p.optString(&fp)
+		case "task_id":
+			e.TaskID, err = p.optString(&fp)
+		case "context_id":
+			e.ContextID, err = p.optString(&fp)
+		case "session_id":
+			e.SessionID, err = p.optString(&fp)
+		case "message_id":
+			e.MessageID, err = p.optString(&fp)
+		case "timestamp":
+			e.Timestamp, err = p.optTime(&fp)
+		case "identity_origin":
+			err = p.origin(&fp, &e.IdentityOrigin)
+		case "channel":
+			e.Channel, err = p.optString(&fp)
+		case "user_id":
+			e.UserID, err = p.optString(&fp)
+		case "agent_ref":
+			e.AgentRef, err = p.agentRef(&fp)
+		case "chat_id":
+			e.ChatID, err = p.optString(&fp)
+		case "source_agent_id":
+			e.SourceAgentID, err = p.optString(&fp)
+		case "method":
+			e.Method, err = p.optString(&fp)
+		case "params":
+			e.Params, err = p.objectOrNull(&fp)
+		case "ext_method":
+			e.ExtMethod, err = p.optString(&fp)
+		case "session_update_kind":
+			off := p.pos
+			if e.SessionUpdateKind, err = p.optString(&fp); err == nil && e.SessionUpdateKind != "" && !contains(ACPSessionUpdateKinds, e.SessionUpdateKind) {
+				err = p.enumError(&fp, off, e.SessionUpdateKind, ACPSessionUpdateKinds)
+			}
+		case "is_stream":
+			e.IsStream, err = p.optBool(&fp)
+		case "expected_output_modes":
+			e.ExpectedOutputModes, err = p.strList(&fp)
+		case "auth":
+			e.Auth, err = p.auth(&fp)
+		case "channel_context":
+			e.ChannelContext, err = p.objectOrNull(&fp)
+		case "a2a_metadata":
+			e.A2AMetadata, err = p.objectOrNull(&fp)
+		case "acp_meta":
+			e.ACPMeta, err = p.objectOrNull(&fp)
+		case "channel_id":
+			lg.channelOff = off
+			lg.channelID, err = p.optString(&fp)
+		case "req_method":
+			lg.methodOff = off
+			lg.reqMethod, err = p.optString(&fp)
+		case "payload":
+			lg.payload, err = p.objectOrNull(&fp)
+		case "binding":
+			lg.hasBinding, err = p.binding(&fp, &lg.binding)
+		case "metadata":
+			lg.metadata, err = p.objectOrNull(&fp)
+		default:
+			return unknownField(&p, &root, key, off, envelopeFields)
+		}
+		return err
+	})
+	if err == nil {
+		err = p.end()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := lg.apply(e); err != nil {
+		return nil, err
+	}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// apply carries the legacy keys into the envelope's own fields.
+func (lg *legacy) apply(e *Envelope) error {
+	switch {
+	case e.Channel == "":
+		e.Channel = lg.channelID
+	case lg.channelID != "" && lg.channelID != e.Channel:
+		return &Error{Path: "channel_id", Offset: lg.channelOff, Message: fmt.Sprintf("conflicts with channel %q; send only channel", e.Channel)}
+	}
+	switch {
+	case e.Method == "":
+		e.Method = lg.reqMethod
+	case lg.reqMethod != "" && lg.reqMethod != e.Method:
+		return &Error{Path: "req_method", Offset: lg.methodOff, Message: fmt.Sprintf("conflicts with method %q; send only method", e.Method)}
+	}
+	for k, v := range lg.payload {
+		if _, ok := e.Params[k]; ok || isEmptyValue(v) {
+			continue
+		}
+		if e.Params == nil {
+			e.Params = map[string]any{}
+		}
+		e.Params[k] = v
+	}
+	if lg.hasBinding {
+		if e.Provenance.Details["migrated_from_binding"] == nil { // an earlier migration wins
+			if e.Provenance.Details == nil {
+				e.Provenance.Details = map[string]any{}
+			}
+			e.Provenance.Details["migrated_from_binding"] = lg.binding
+			if e.Provenance.SourceProtocol == SourceE2A && (lg.binding == SourceACP || lg.binding == SourceA2A) {
+				e.Provenance.SourceProtocol = lg.binding
+			}
+		}
+	}
+	for k, v := range lg.metadata {
+		if isInternalMetadataKey(k) {
+			continue
+		}
+		if _, ok := e.ChannelContext[k]; ok {
+			continue
+		}
+		if e.ChannelContext == nil {
+			e.ChannelContext = map[string]any{}
+		}
+		e.ChannelContext[k] = v
+	}
+	return nil
+}
+
+// isEmptyValue is the payload merge's "nothing there": null, [] or {}.
+func isEmptyValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// Validate checks what a decoded envelope must satisfy beyond its JSON types:
+// identity_origin and session_update_kind in their lists, protocol 1.x,
+// ext_method with "ext", and params.files / params.attachments as file
+// references. Envelopes built in code can be checked the same way.
+func (e *Envelope) Validate() error {
+	if e.ProtocolVersion != "" && !checkVersion(e.ProtocolVersion) {
+		return &Error{Path: "protocol_version", Message: fmt.Sprintf("%q is not supported: this codec reads 1.x", e.ProtocolVersion)}
+	}
+	if e.IdentityOrigin != "" && !e.IdentityOrigin.Valid() {
+		return &Error{Path: "identity_origin", Message: fmt.Sprintf("%q is not one of system, user, agent, service", e.IdentityOrigin)}
+	}
+	if e.SessionUpdateKind != "" && !contains(ACPSessionUpdateKinds, e.SessionUpdateKind) {
+		return &Error{Path: "session_update_kind", Message: fmt.Sprintf("%q is not an ACP session update kind", e.SessionUpdateKind),
+			Suggestions: didYouMean(e.SessionUpdateKind, ACPSessionUpdateKinds)}
+	}
+	if e.Method == MethodExt && e.ExtMethod == "" {
+		return &Error{Path: "ext_method", Message: `is required when method is "ext"`}
+	}
+	for _, key := range []string{"files", "attachments"} {
+		if v, ok := e.Params[key]; ok && v != nil {
+			if _, err := FileRefsOf(v, "params."+key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// version reads protocol_version: a 1.x string; null reads as "1.0".
+func (p *parser) version(at *path, dst *string) error {
+	off := p.pos
+	v, err := p.optString(at)
+	if err != nil {
+		return err
+	}
+	if v == "" {
+		*dst = ProtocolVersion
+		return nil
+	}
+	if !checkVersion(v) {
+		return p.errAt(at, off, "%q is not supported: this codec reads 1.x", v)
+	}
+	*dst = v
+	return nil
+}
+
+// origin reads identity_origin; null keeps the default.
+func (p *parser) origin(at *path, dst *IdentityOrigin) error {
+	off := p.pos
+	v, err := p.optString(at)
+	if err != nil || v == "" {
+		return err
+	}
+	o := IdentityOrigin(v)
+	if !o.Valid() {
+		return p.enumError(at, off, v, []string{"system", "user", "agent", "service"})
+	}
+	*dst = o
+	return nil
+}
+
+func (p *parser) enumError(at *path, off int, v string, list []string) *Error {
+	e := p.errAt(at, off, "%q is not one of %s", v, joinList(list))
+	e.Suggestions = didYouMean(v, list)
+	return e
+}
+
+func joinList(list []string) string {
+	out := ""
+	for i, s := range list {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// agentRef reads an object or null; unlike the other maps {} stays {}.
+func (p *parser) agentRef(at *path) (map[string]any, error) {
+	if p.peek() == 'n' {
+		return nil, p.null(at)
+	}
+	return p.object(at)
+}
+
+// binding reads the legacy binding: a string, or {"value": string|null}. null
+// means no binding.
+func (p *parser) binding(at *path, dst *string) (bool, error) {
+	switch p.peek() {
+	case 'n':
+		return false, p.null(at)
+	case '"':
+		s, err := p.str(at)
+		*dst = s
+		return true, err
+	case '{':
+		found := false
+		err := p.members(at, func(key string, off int) error {
+			if key != "value" {
+				return unknownField(p, at, key, off, []string{"value"})
+			}
+			found = true
+			vp := at.field("value")
+			s, err := p.optString(&vp)
+			*dst = s
+			return err
+		})
+		if err == nil && !found {
+			return false, p.errAt(at, p.pos, `an object binding needs a "value"`)
+		}
+		return true, err
+	}
+	return false, p.errAt(at, p.pos, "must be a string, an object with \"value\" or null, got %s", p.kindAt())
+}

@@ -1,0 +1,187 @@
+package e2a
+
+import (
+	"fmt"
+	"math"
+)
+
+var responseFields = []string{
+	"protocol_version", "response_id", "request_id", "sequence", "is_final", "status",
+	"response_kind", "timestamp", "provenance", "body", "jsonrpc_id",
+	"correlation_id", "task_id", "context_id", "session_id", "message_id",
+	"is_stream", "identity_origin", "channel", "user_id", "agent_ref",
+	"source_agent_id", "method", "projections", "channel_context", "metadata",
+	"a2a_metadata", "acp_meta",
+	"channel_id",
+}
+
+// RequiredResponseFields are the L1 fields §12.4 marks required: a frame
+// without one of them (or with null) does not decode.
+var RequiredResponseFields = responseFields[:10]
+
+// DecodeResponse reads one frame. The ten required fields of §12.4 must be
+// present and not null, response_id and request_id non-empty, status and
+// response_kind in their lists, sequence a non-negative integer; timestamps may
+// be epoch seconds; channel_id reads as channel. Unknown or duplicate keys and
+// wrong types are errors (*Error) naming the field. The body's shape is not
+// checked here (Check does that). Input is bounded by lim (zero: 16 MiB, 64
+// levels).
+func DecodeResponse(data []byte, lim Limits) (*Response, error) {
+	lim = lim.withDefaults(DefaultMaxResponseBytes)
+	if len(data) > lim.MaxBytes {
+		return nil, &Error{Message: fmt.Sprintf("frame is %d bytes, over the %d-byte limit", len(data), lim.MaxBytes)}
+	}
+	p := parser{data: data, maxDepth: lim.MaxDepth}
+	r := &Response{ProtocolVersion: ProtocolVersion, Status: StatusInProgress, IdentityOrigin: OriginAgent, Provenance: Provenance{SourceProtocol: SourceE2A}}
+	var seen [10]bool
+	var channelID string
+	var channelOff int
+	var root path
+	err := p.members(&root, func(key string, off int) error {
+		fp := root.field(key)
+		if i := requiredIndex(key); i >= 0 {
+			seen[i] = true
+			if p.peek() == 'n' {
+				return p.errAt(&fp, p.pos, "is required and must not be null")
+			}
+		}
+		var err error
+		switch key {
+		case "protocol_version":
+			err = p.version(&fp, &r.ProtocolVersion)
+		case "response_id":
+			r.ResponseID, err = p.nonEmpty(&fp)
+		case "request_id":
+			r.RequestID, err = p.nonEmpty(&fp)
+		case "sequence":
+			r.Sequence, err = p.sequence(&fp)
+		case "is_final":
+			r.IsFinal, err = p.optBool(&fp)
+		case "status":
+			off := p.pos
+			var s string
+			if s, err = p.str(&fp); err == nil {
+				if r.Status = Status(s); !r.Status.Valid() {
+					err = p.enumError(&fp, off, s, []string{"succeeded", "failed", "in_progress"})
+				}
+			}
+		case "response_kind":
+			off := p.pos
+			var s string
+			if s, err = p.str(&fp); err == nil {
+				if r.Kind = Kind(s); !r.Kind.Valid() {
+					err = p.enumError(&fp, off, s, kindNames())
+				}
+			}
+		case "timestamp":
+			r.Timestamp, err = p.optTime(&fp)
+		case "provenance":
+			r.Provenance, err = p.provenance(&fp)
+		case "body":
+			r.Body, err = p.objectOrNull(&fp)
+		case "jsonrpc_id":
+			r.JSONRPCID, err = p.id(&fp)
+		case "correlation_id":
+			r.CorrelationID, err = p.optString(&fp)
+		case "task_id":
+			r.TaskID, err = p.optString(&fp)
+		case "context_id":
+			r.ContextID, err = p.optString(&fp)
+		case "session_id":
+			r.SessionID, err = p.optString(&fp)
+		case "message_id":
+			r.MessageID, err = p.optString(&fp)
+		case "is_stream":
+			r.IsStream, err = p.optBool(&fp)
+		case "identity_origin":
+			err = p.origin(&fp, &r.IdentityOrigin)
+		case "channel":
+			r.Channel, err = p.optString(&fp)
+		case "user_id":
+			r.UserID, err = p.optString(&fp)
+		case "agent_ref":
+			r.AgentRef, err = p.agentRef(&fp)
+		case "source_agent_id":
+			r.SourceAgentID, err = p.optString(&fp)
+		case "method":
+			r.Method, err = p.optString(&fp)
+		case "projections":
+			r.Projections, err = p.objectOrNull(&fp)
+		case "channel_context":
+			r.ChannelContext, err = p.objectOrNull(&fp)
+		case "metadata":
+			r.Metadata, err = p.objectOrNull(&fp)
+		case "a2a_metadata":
+			r.A2AMetadata, err = p.objectOrNull(&fp)
+		case "acp_meta":
+			r.ACPMeta, err = p.objectOrNull(&fp)
+		case "channel_id":
+			channelOff = off
+			channelID, err = p.optString(&fp)
+		default:
+			return unknownField(&p, &root, key, off, responseFields)
+		}
+		return err
+	})
+	if err == nil {
+		err = p.end()
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, ok := range seen {
+		if !ok {
+			return nil, &Error{Path: RequiredResponseFields[i], Message: "is required (spec §12.4)"}
+		}
+	}
+	switch {
+	case r.Channel == "":
+		r.Channel = channelID
+	case channelID != "" && channelID != r.Channel:
+		return nil, &Error{Path: "channel_id", Offset: channelOff, Message: fmt.Sprintf("conflicts with channel %q; send only channel", r.Channel)}
+	}
+	return r, nil
+}
+
+func requiredIndex(key string) int {
+	for i, k := range RequiredResponseFields {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func kindNames() []string {
+	out := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+// nonEmpty reads a string that must not be empty.
+func (p *parser) nonEmpty(at *path) (string, error) {
+	off := p.pos
+	s, err := p.str(at)
+	if err == nil && s == "" {
+		err = p.errAt(at, off, "must not be empty")
+	}
+	return s, err
+}
+
+// sequence reads a non-negative integer.
+func (p *parser) sequence(at *path) (int64, error) {
+	off := p.pos
+	if c := p.peek(); !(c == '-' || c >= '0' && c <= '9') {
+		return 0, p.errAt(at, off, "must be a non-negative integer, got %s", p.kindAt())
+	}
+	f, err := p.number(at)
+	if err != nil {
+		return 0, err
+	}
+	if f < 0 || f != math.Trunc(f) {
+		return 0, p.errAt(at, off, "must be a non-negative integer")
+	}
+	return int64(f), nil
+}
