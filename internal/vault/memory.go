@@ -1,13 +1,13 @@
 // Package vault resolves credential ids to secrets. Memory is the in-process
-// vault used by `sluice run --credential` and by tests; the encrypted, stored
-// vault of the server lands with its own issue.
+// vault used by `sluice run --credential` and by tests; Sealed is the server's
+// vault: AES-256-GCM records under a keyring of master keys, kept by a Records
+// backend. Redactor scrubs secret values from text that leaves the process.
 package vault
 
 import (
 	"context"
 	"sync"
 
-	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
 )
 
@@ -54,9 +54,7 @@ func (m *Memory) Resolve(ctx context.Context, id string) (op.Secret, error) {
 	s, ok := m.secrets[id]
 	m.mu.RUnlock()
 	if !ok {
-		return op.Secret{}, fault.Typed(fault.PermissionDenied, fault.PermissionError, "credential %q is not available", id).
-			WithDetail("credentialId", id).
-			WithSuggestions("Use a credential listed in availableCredentials of /api/v1/capabilities")
+		return op.Secret{}, unavailable(id)
 	}
 	return s, nil
 }
