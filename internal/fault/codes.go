@@ -37,3 +37,13 @@ func (k Kind) JSONRPCCode() int { return kindTable[k].jsonRPC }
 
 // SessionCode is the a2e-session error code for k.
 func (k Kind) SessionCode() string { return kindTable[k].sessionCode }
+
+// KindNamed returns the Kind whose code (String) is name.
+func KindNamed(name string) (Kind, bool) {
+	for k, row := range kindTable {
+		if row.name == name {
+			return k, true
+		}
+	}
+	return 0, false
+}

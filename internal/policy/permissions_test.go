@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/policy"
@@ -49,5 +50,33 @@ func TestOperationAndCredentialGrants(t *testing.T) {
 	all := policy.Permissions{Operations: []string{"*"}, Credentials: []string{"*"}}
 	if !all.AllowsOperation("Loop") || !all.AllowsCredential("zz") {
 		t.Error("* grants all")
+	}
+}
+
+func TestPermissionsValidate(t *testing.T) {
+	ok := policy.Permissions{Operations: []string{"*", "ApiCall"}, Hosts: []string{"*", "api.example.com", "api.example.com:8443", "*.example.com", "10.0.0.1", "[::1]:8080"},
+		CapabilityLevel: policy.LevelElevated}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := []struct {
+		p    policy.Permissions
+		path string
+	}{
+		{policy.Permissions{Hosts: []string{"ok.com", "a b"}}, "permissions.hosts[1]"},
+		{policy.Permissions{Hosts: []string{"api.example.com:99999"}}, "permissions.hosts[0]"},
+		{policy.Permissions{Hosts: []string{"api.*.com"}}, "permissions.hosts[0]"},
+		{policy.Permissions{Hosts: []string{"-bad-.com"}}, "permissions.hosts[0]"},
+		{policy.Permissions{Operations: []string{""}}, "permissions.operations[0]"},
+		{policy.Permissions{Credentials: []string{"x\x00y"}}, "permissions.credentials[0]"},
+		{policy.Permissions{CapabilityLevel: "root"}, "permissions.capability_level"},
+		{policy.Permissions{Agents: make([]string, 1001)}, "permissions.agents"},
+	}
+	for _, c := range bad {
+		err := c.p.Validate()
+		fe, isFault := err.(interface{ Error() string })
+		if err == nil || !isFault || !strings.HasPrefix(fe.Error(), c.path+" ") {
+			t.Errorf("%+v: got %v, want an error at %s", c.p, err, c.path)
+		}
 	}
 }

@@ -111,6 +111,10 @@ type APIKeys interface {
 	// expired or disabled as they may be: the caller decides (APIKey.Active,
 	// Account.Disabled). An unknown hash is NotFound.
 	FindAPIKey(ctx context.Context, hash []byte) (APIKey, Account, error)
+	// GetAPIKey returns the key with this public id and its account (hash
+	// included), revoked or expired as it may be; an unknown id is NotFound.
+	// Authentication looks keys up by id and compares hashes in constant time.
+	GetAPIKey(ctx context.Context, id string) (APIKey, Account, error)
 	// ListAPIKeys lists an account's keys, oldest first, without hashes.
 	ListAPIKeys(ctx context.Context, accountID string) ([]APIKey, error)
 	// RevokeAPIKey revokes a key of the account; another account's key is

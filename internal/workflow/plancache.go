@@ -27,7 +27,7 @@ const (
 )
 
 // planCache holds compiled plans per account. Its key covers the document's
-// bytes and the account's grants, so a permission change can never run a plan
+// bytes, the account's grants and its workflow limits, so a permission change can never run a plan
 // that was checked against the old grants.
 type planCache struct {
 	c *cache.Cache
@@ -45,6 +45,10 @@ func (pc *planCache) key(doc []byte, a Account) string {
 	h := sha256.New()
 	h.Write(doc)
 	writePermissions(h, a.Permissions)
+	var l [16]byte
+	binary.LittleEndian.PutUint64(l[:8], uint64(a.Limits.MaxOperations))
+	binary.LittleEndian.PutUint64(l[8:], uint64(a.Limits.MaxLoopIterations))
+	h.Write(l[:])
 	return hex.EncodeToString(h.Sum(nil))
 }
 

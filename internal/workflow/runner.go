@@ -22,6 +22,9 @@ import (
 type Account struct {
 	ID          string
 	Permissions policy.Permissions
+	// Limits are the account's own workflow limits; zero fields take the
+	// Runner's.
+	Limits validate.Limits
 }
 
 // Runner validates and runs workflows. Its services are shared by all accounts;
@@ -73,12 +76,22 @@ func New(c Config) *Runner {
 func (r *Runner) Environment(a Account) *op.Environment {
 	d := r.base
 	d.Permissions = a.Permissions
+	if a.Limits.MaxLoopIterations > 0 {
+		d.Limits.MaxLoopIterations = a.Limits.MaxLoopIterations
+	}
 	return r.catalog.WithDeps(&d).With(a.Permissions.Operations...)
 }
 
 func (r *Runner) options(a Account, env *op.Environment) validate.Options {
 	perms := a.Permissions
-	return validate.Options{Env: env, Permissions: &perms, Limits: r.limits, PrivateAllowed: r.private}
+	limits := r.limits
+	if a.Limits.MaxOperations > 0 {
+		limits.MaxOperations = a.Limits.MaxOperations
+	}
+	if a.Limits.MaxLoopIterations > 0 {
+		limits.MaxLoopIterations = a.Limits.MaxLoopIterations
+	}
+	return validate.Options{Env: env, Permissions: &perms, Limits: limits, PrivateAllowed: r.private}
 }
 
 // Validate checks a JSONL document for a.

@@ -1,0 +1,66 @@
+// Package account is the service behind accounts, the callers of sluice (the
+// A2E spec's "agents"): creating them, their API keys, and turning a presented
+// key into the Principal a call runs as. It is not the registry of external
+// agents that sluice calls (internal/agent).
+package account
+
+import (
+	"github.com/sluicehq/sluice/internal/policy"
+)
+
+// Principal is an authenticated account as a call sees it.
+type Principal struct {
+	ID          string
+	Name        string
+	KeyID       string // the key the call presented
+	Permissions policy.Permissions
+	Limits      Limits // with the server's defaults filled in
+}
+
+// Admin reports whether the account may call admin.* methods.
+func (p *Principal) Admin() bool { return p.Permissions.CapabilityLevel == policy.LevelAdmin }
+
+// Limits are an account's limits. In the admin API a zero or absent field
+// means the server's default; Resolve fills them in.
+type Limits struct {
+	RequestsPerMinute       int `json:"requests_per_minute,omitempty"`
+	RequestsPerHour         int `json:"requests_per_hour,omitempty"`
+	RequestsPerDay          int `json:"requests_per_day,omitempty"`
+	APICallsPerMinute       int `json:"api_calls_per_minute,omitempty"`
+	APICallsPerHour         int `json:"api_calls_per_hour,omitempty"`
+	MaxConcurrentExecutions int `json:"max_concurrent_executions,omitempty"`
+	MaxOperations           int `json:"max_operations,omitempty"`
+	MaxExecutionTimeMs      int `json:"max_execution_time_ms,omitempty"`
+	MaxLoopIterations       int `json:"max_loop_iterations,omitempty"`
+}
+
+// Resolve fills each zero field of l from def.
+func (l Limits) Resolve(def Limits) Limits {
+	pick := func(v, d int) int {
+		if v > 0 {
+			return v
+		}
+		return d
+	}
+	return Limits{
+		RequestsPerMinute:       pick(l.RequestsPerMinute, def.RequestsPerMinute),
+		RequestsPerHour:         pick(l.RequestsPerHour, def.RequestsPerHour),
+		RequestsPerDay:          pick(l.RequestsPerDay, def.RequestsPerDay),
+		APICallsPerMinute:       pick(l.APICallsPerMinute, def.APICallsPerMinute),
+		APICallsPerHour:         pick(l.APICallsPerHour, def.APICallsPerHour),
+		MaxConcurrentExecutions: pick(l.MaxConcurrentExecutions, def.MaxConcurrentExecutions),
+		MaxOperations:           pick(l.MaxOperations, def.MaxOperations),
+		MaxExecutionTimeMs:      pick(l.MaxExecutionTimeMs, def.MaxExecutionTimeMs),
+		MaxLoopIterations:       pick(l.MaxLoopIterations, def.MaxLoopIterations),
+	}
+}
+
+// DefaultLimits are RESOLUTIONS' defaults.
+func DefaultLimits() Limits {
+	return Limits{
+		RequestsPerMinute: 60, RequestsPerHour: 1000, RequestsPerDay: 10000,
+		APICallsPerMinute: 30, APICallsPerHour: 500,
+		MaxConcurrentExecutions: 20,
+		MaxOperations:           20, MaxExecutionTimeMs: 30000, MaxLoopIterations: 1000,
+	}
+}

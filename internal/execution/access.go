@@ -1,0 +1,172 @@
+package execution
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// errCancelled is the cause of a context cancelled by execution.cancel.
+var errCancelled = errors.New("cancelled by the caller")
+
+// Get returns one of p's executions; another account's is NotFound.
+func (m *Manager) Get(ctx context.Context, p *account.Principal, id string) (View, error) {
+	e, err := m.cfg.Store.GetExecution(ctx, p.ID, id)
+	if err != nil {
+		return View{}, err
+	}
+	return viewOf(e), nil
+}
+
+// List pages through p's executions, newest first.
+func (m *Manager) List(ctx context.Context, p *account.Principal, q store.ExecutionQuery) ([]Summary, string, error) {
+	execs, next, err := m.cfg.Store.ListExecutions(ctx, p.ID, q)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]Summary, len(execs))
+	for i, e := range execs {
+		out[i] = summaryOf(e)
+	}
+	return out, next, nil
+}
+
+// Cancel ends one of p's executions that has not finished. A running one in
+// this process is stopped at once; its record is final from now on, so a run
+// elsewhere cannot overwrite it.
+func (m *Manager) Cancel(ctx context.Context, p *account.Principal, id string) (View, error) {
+	e, err := m.cfg.Store.GetExecution(ctx, p.ID, id)
+	if err != nil {
+		return View{}, err
+	}
+	if e.Status.Final() {
+		return View{}, fault.New(fault.Conflict, "execution %s is already %s", id, e.Status).
+			WithDetail("status", string(e.Status))
+	}
+	res := &engine.Result{ExecutionID: id, Status: engine.StatusCancelled}
+	if len(e.Result) > 0 {
+		v := viewOf(e)
+		res.Results, res.Errors, res.DurationMs = v.Results, v.Errors, v.DurationMs
+	}
+	if err := m.finish(ctx, e, res, false); err != nil {
+		return View{}, err
+	}
+	m.mu.Lock()
+	cancel, running := m.running[id]
+	m.mu.Unlock()
+	if running {
+		cancel(errCancelled) // its recorder writes the final frame
+	} else {
+		base, err := m.storedFrames(ctx, id)
+		if err == nil {
+			m.newRecorder(id, p.ID, base, true, nil).complete(res)
+		}
+	}
+	e, err = m.cfg.Store.GetExecution(ctx, p.ID, id)
+	if err != nil {
+		return View{}, err
+	}
+	return viewOf(e), nil
+}
+
+// Frame is one frame of an execution's stream: its sequence in the store
+// (from 1; an SSE event id) and its JSON.
+type Frame struct {
+	Seq   int64
+	Data  []byte
+	Final bool
+}
+
+// Follow sends p's execution's frames after afterSeq, first those stored, then
+// live ones as they are stored, until the final frame or ctx's end.
+func (m *Manager) Follow(ctx context.Context, p *account.Principal, id string, afterSeq int64, send func(Frame) error) error {
+	if _, err := m.cfg.Store.GetExecution(ctx, p.ID, id); err != nil {
+		return err
+	}
+	last := afterSeq
+	for {
+		sub := m.hub.subscribe(id)
+		done, err := m.replay(ctx, id, &last, send)
+		if err == nil && !done {
+			// A finished execution whose final frame was not stored (the store
+			// failed then) has nothing more to send.
+			var e store.Execution
+			if e, err = m.cfg.Store.GetExecution(ctx, p.ID, id); err == nil && e.Status.Final() {
+				if done, err = m.replay(ctx, id, &last, send); err == nil {
+					done = true
+				}
+			}
+		}
+		if err != nil || done {
+			m.hub.unsubscribe(id, sub)
+			return err
+		}
+		done, err = m.live(ctx, sub, &last, send)
+		m.hub.unsubscribe(id, sub)
+		if err != nil || done {
+			return err
+		}
+		// The subscription lagged and was cut: read the store again.
+	}
+}
+
+// replay sends stored frames after *last; done when the final one was sent.
+func (m *Manager) replay(ctx context.Context, id string, last *int64, send func(Frame) error) (bool, error) {
+	for {
+		evs, err := m.cfg.Store.ListEvents(ctx, id, *last, store.MaxPageSize)
+		if err != nil {
+			return false, err
+		}
+		for _, ev := range evs {
+			final := isFinalFrame(ev.Data)
+			if err := send(Frame{Seq: ev.Seq, Data: ev.Data, Final: final}); err != nil {
+				return false, err
+			}
+			*last = ev.Seq
+			if final {
+				return true, nil
+			}
+		}
+		if len(evs) < store.MaxPageSize {
+			return false, nil
+		}
+	}
+}
+
+// live sends subscribed frames after *last; done at the final one. It
+// returns (false, nil) when the subscription lagged.
+func (m *Manager) live(ctx context.Context, sub *subscription, last *int64, send func(Frame) error) (bool, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return true, nil
+		case f, ok := <-sub.ch:
+			if !ok {
+				return false, nil
+			}
+			if f.Seq <= *last {
+				continue
+			}
+			if err := send(Frame{Seq: f.Seq, Data: f.Data, Final: f.Final}); err != nil {
+				return false, err
+			}
+			*last = f.Seq
+			if f.Final {
+				return true, nil
+			}
+		}
+	}
+}
+
+// isFinalFrame reports whether a stored frame is its stream's last.
+func isFinalFrame(data []byte) bool {
+	var f struct {
+		IsFinal bool `json:"is_final"`
+	}
+	return json.Unmarshal(data, &f) == nil && f.IsFinal
+}

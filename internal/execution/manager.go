@@ -1,0 +1,130 @@
+// Package execution is the service behind workflow.execute and execution.*:
+// it runs workflows for accounts synchronously or through the durable queue,
+// keeps each execution's record, checkpoints and event frames in the store,
+// streams frames to live subscribers, enforces each account's limit of
+// concurrent executions, and after a restart resumes what was accepted but not
+// finished.
+//
+// Durability (RESOLUTIONS "Durability and throughput"): an asynchronous
+// execution is stored and queued before its id is returned, and checkpointed
+// after every finished step, so a kill -9 loses no accepted execution; it
+// resumes after its last checkpoint. A synchronous execution answers with its
+// id only when it has finished and its record is stored; it is not
+// checkpointed while it runs (a caller that lost the connection never learnt
+// its id), except when the caller gave an executionId: then the record is
+// stored first, and a restart runs it again from the start.
+package execution
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/workflow"
+)
+
+// Item is a queued execution: its id and its account's.
+type Item struct {
+	ID        string
+	AccountID string
+}
+
+// WorkQueue is the durable queue of asynchronous executions.
+type WorkQueue interface {
+	// Put adds an item; putting an id that is already pending adds nothing.
+	Put(ctx context.Context, it Item) error
+	// Take waits until items are available (or ctx ends) and leases up to n
+	// of them for lease: unless Done, an item is delivered again after that.
+	Take(ctx context.Context, n int, lease time.Duration) ([]Item, error)
+	// Done removes a leased item for good.
+	Done(ctx context.Context, id string) error
+	// Later gives a leased item back, to be delivered again after delay.
+	Later(ctx context.Context, id string, delay time.Duration) error
+	// Extend renews a lease.
+	Extend(ctx context.Context, id string, lease time.Duration) error
+}
+
+// Accounts gives the account an execution runs as, as it is now: an
+// asynchronous execution runs with the grants its account has when it runs.
+type Accounts interface {
+	Principal(ctx context.Context, accountID string) (*account.Principal, error)
+}
+
+// OperationAudit receives one record per finished or failed operation.
+type OperationAudit func(accountID, executionID string, ev engine.Event)
+
+// Config are the Manager's services and settings.
+type Config struct {
+	Store    store.Store
+	Queue    WorkQueue
+	Runner   *workflow.Runner
+	Accounts Accounts
+	// Cache is the result cache operations share (engine caching of pure steps).
+	Cache  op.Cache
+	Engine engine.Limits
+	Clock  clock.Clock
+	Logger *slog.Logger
+	Audit  OperationAudit // may be nil
+
+	// Workers bound the asynchronous executions running at once in this
+	// process (default 32); Lease is their queue lease (default 30 s), renewed
+	// while they run.
+	Workers int
+	Lease   time.Duration
+	// AsyncBudget is the default budget of an asynchronous execution (1 h).
+	AsyncBudget time.Duration
+	// Owner names this process in queue leases (default host and pid).
+	Owner string
+}
+
+// Manager runs executions. It is safe for concurrent use.
+type Manager struct {
+	cfg     Config
+	sync    *engine.Engine // no checkpoints: see the package doc
+	durable *engine.Engine // checkpoints every step to the store
+	hub     *hub
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc // execution id -> cancel, in this process
+	active  map[string]int                     // account id -> executions running now
+
+	stop    context.CancelFunc
+	workers sync.WaitGroup
+}
+
+// New makes a Manager; Start begins its asynchronous work.
+func New(cfg Config) *Manager {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 32
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.AsyncBudget <= 0 {
+		cfg.AsyncBudget = time.Hour
+	}
+	m := &Manager{
+		cfg:     cfg,
+		hub:     newHub(),
+		log:     cfg.Logger,
+		running: map[string]context.CancelCauseFunc{},
+		active:  map[string]int{},
+	}
+	m.sync = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger})
+	m.durable = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger,
+		Checkpointer: store.Checkpointer{Store: cfg.Store}})
+	return m
+}

@@ -1,0 +1,211 @@
+package execution
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/validate"
+	"github.com/sluicehq/sluice/internal/workflow"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// Request is one workflow.execute call.
+type Request struct {
+	Document  []byte
+	Input     any
+	Async     bool
+	SessionID string
+	// OnFrame receives the execution's frames as they happen (a synchronous
+	// call over an ingress that streams). May be nil.
+	OnFrame func(*e2a.Response)
+}
+
+// Outcome is what an execute call answers: the engine's result of a
+// synchronous run, or the view of a queued (or earlier, same-id) execution.
+type Outcome struct {
+	Result *engine.Result // synchronous run
+	View   *View          // queued, or found by the client's executionId
+	// Queued says the execution was accepted for later (202).
+	Queued bool
+}
+
+// Body is the execute response body.
+func (o *Outcome) Body() any {
+	if o.Result != nil {
+		return o.Result
+	}
+	if o.Queued {
+		return map[string]any{"execution_id": o.View.ExecutionID, "status": o.View.Status}
+	}
+	return o.View
+}
+
+// InvalidError is a document that did not validate for the account.
+type InvalidError struct{ Report *validate.Report }
+
+func (e *InvalidError) Error() string { return "the workflow is not valid" }
+
+// Account is the workflow account of a principal.
+func Account(p *account.Principal) workflow.Account {
+	return workflow.Account{ID: p.ID, Permissions: p.Permissions, Limits: validate.Limits{
+		MaxOperations: p.Limits.MaxOperations, MaxLoopIterations: p.Limits.MaxLoopIterations,
+	}}
+}
+
+// Execute validates and runs (or queues) a workflow for p.
+func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request) (*Outcome, error) {
+	c, report := m.cfg.Runner.Compile(req.Document, Account(p))
+	if report != nil {
+		return nil, &InvalidError{Report: report}
+	}
+	rec := store.Execution{
+		ID: workflow.NewExecutionID(), AccountID: p.ID, Digest: digest(req.Document),
+		Document: req.Document, SessionID: req.SessionID, Async: req.Async,
+	}
+	if !c.Workflow().Legacy {
+		// A legacy document's workflowId is reused across documents: no key.
+		rec.ClientID = c.Workflow().Begin.ExecutionID
+	}
+	if req.Input != nil {
+		in, err := json.Marshal(req.Input)
+		if err != nil {
+			return nil, fault.New(fault.Invalid, "params.input is not JSON").WithCause(err)
+		}
+		rec.Input = in
+	}
+	if req.Async {
+		return m.submit(ctx, rec)
+	}
+	return m.runSync(ctx, p, c, rec, req)
+}
+
+func digest(doc []byte) string {
+	sum := sha256.Sum256(doc)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// submit stores a queued execution and queues it. Its id is answered only
+// when both are done, so an accepted execution is never lost; a crash between
+// the two leaves a queued record that Start queues again.
+func (m *Manager) submit(ctx context.Context, rec store.Execution) (*Outcome, error) {
+	rec.Status = store.StatusQueued
+	rec.BudgetMs = m.cfg.AsyncBudget.Milliseconds()
+	stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	v := viewOf(stored)
+	if !created {
+		return &Outcome{View: &v}, nil
+	}
+	if err := m.cfg.Queue.Put(context.WithoutCancel(ctx), Item{ID: stored.ID, AccountID: stored.AccountID}); err != nil {
+		return nil, err
+	}
+	return &Outcome{View: &v, Queued: true}, nil
+}
+
+// runSync runs an execution while the caller waits.
+func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow.Compiled, rec store.Execution, req Request) (*Outcome, error) {
+	release, err := m.acquire(p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	budget := time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
+	rec.BudgetMs = budget.Milliseconds()
+	if rec.ClientID != "" {
+		// The record comes first, so a second call with the same id finds it.
+		rec.Status = store.StatusRunning
+		stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			v := viewOf(stored)
+			return &Outcome{View: &v}, nil
+		}
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	m.track(rec.ID, cancel)
+	defer m.untrack(rec.ID)
+
+	r := m.newRecorder(rec.ID, p.ID, 0, false, req.OnFrame)
+	res := m.sync.Run(runCtx, c.Plan(), engine.RunOptions{
+		ExecutionID: rec.ID, Account: p.ID, SessionID: req.SessionID, Input: req.Input,
+		MaxExecutionTime: budget, OnEvent: r.event,
+	})
+	r.complete(res)
+	if err := m.finish(context.WithoutCancel(ctx), rec, res, rec.ClientID == ""); err != nil {
+		return nil, err
+	}
+	r.flush(ctx)
+	return &Outcome{Result: res}, nil
+}
+
+// finish stores an execution's final state: a new record (create) or an
+// update of the stored one. A record that became final meanwhile (cancelled
+// by the caller) keeps its state.
+func (m *Manager) finish(ctx context.Context, rec store.Execution, res *engine.Result, create bool) error {
+	result, err := json.Marshal(res)
+	if err != nil {
+		return fault.New(fault.Internal, "the result of execution %s could not be encoded", rec.ID).WithCause(err)
+	}
+	errs, _ := json.Marshal(res.Errors)
+	status := store.Status(res.Status)
+	if create {
+		rec.Status, rec.Result, rec.Errors = status, result, errs
+		_, _, err = m.cfg.Store.CreateExecution(ctx, rec)
+		return err
+	}
+	_, err = m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: result, Errors: errs})
+	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
+		return nil
+	}
+	return err
+}
+
+// errShutdown is the cause of the context of executions stopped because the
+// process shuts down: they are not cancelled, they resume after the restart.
+var errShutdown = errors.New("the server is shutting down")
+
+// track remembers how to cancel a running execution.
+func (m *Manager) track(id string, cancel context.CancelCauseFunc) {
+	m.mu.Lock()
+	m.running[id] = cancel
+	m.mu.Unlock()
+}
+
+func (m *Manager) untrack(id string) {
+	m.mu.Lock()
+	delete(m.running, id)
+	m.mu.Unlock()
+}
+
+// acquire takes one of p's concurrent-execution slots.
+func (m *Manager) acquire(p *account.Principal) (func(), error) {
+	limit := p.Limits.MaxConcurrentExecutions
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if limit > 0 && m.active[p.ID] >= limit {
+		return nil, fault.New(fault.RateLimited, "too many executions at once: the limit is %d", limit).
+			WithDetail("max_concurrent_executions", limit).Retry(time.Second).
+			WithSuggestions("Wait for running executions to finish, or run this one with async=true")
+	}
+	m.active[p.ID]++
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.active[p.ID]--; m.active[p.ID] <= 0 {
+			delete(m.active, p.ID)
+		}
+	}, nil
+}

@@ -1,0 +1,257 @@
+package execution
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/workflow"
+)
+
+// Start queues again what a crash left unqueued, then starts the workers of
+// asynchronous executions. They stop when ctx ends or Close is called.
+func (m *Manager) Start(ctx context.Context) error {
+	if m.cfg.Owner == "" {
+		host, _ := os.Hostname()
+		m.cfg.Owner = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	if err := m.recover(ctx); err != nil {
+		return err
+	}
+	ctx, m.stop = context.WithCancel(ctx)
+	for range m.cfg.Workers {
+		m.workers.Add(1)
+		go func() {
+			defer m.workers.Done()
+			m.work(ctx)
+		}()
+	}
+	return nil
+}
+
+// Close stops taking queued executions and waits up to grace for running ones
+// to finish; then it stops them, and they resume after a restart.
+func (m *Manager) Close(grace time.Duration) {
+	if m.stop == nil {
+		return
+	}
+	m.stop()
+	done := make(chan struct{})
+	go func() { m.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(grace):
+	}
+	m.mu.Lock()
+	for _, cancel := range m.running {
+		cancel(errShutdown)
+	}
+	m.mu.Unlock()
+	<-done
+}
+
+// recover puts every unfinished execution back on the queue: queued ones
+// whose queue entry a crash may have missed, running ones (asynchronous ones
+// resume after their checkpoint; synchronous ones with a client id run again,
+// see the package doc). Putting an id twice adds nothing.
+func (m *Manager) recover(ctx context.Context) error {
+	page := store.Page{Limit: 100}
+	for {
+		execs, next, err := m.cfg.Store.ListUnfinished(ctx, page)
+		if err != nil {
+			return err
+		}
+		for _, e := range execs {
+			if e.Status == store.StatusWaiting {
+				continue // waits for an answer, not for a worker
+			}
+			if err := m.cfg.Queue.Put(ctx, Item{ID: e.ID, AccountID: e.AccountID}); err != nil {
+				return err
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		page.Cursor = next
+	}
+}
+
+// work takes queued executions one at a time until ctx ends.
+func (m *Manager) work(ctx context.Context) {
+	for ctx.Err() == nil {
+		items, err := m.cfg.Queue.Take(ctx, 1, m.cfg.Lease)
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log.Warn("queue unavailable", "error", fault.From(err))
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		for _, it := range items {
+			m.runQueued(ctx, it)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// runQueued runs (or resumes) one leased execution.
+func (m *Manager) runQueued(ctx context.Context, it Item) {
+	id := it.ID
+	e, err := m.cfg.Store.GetExecution(ctx, it.AccountID, id)
+	if err != nil {
+		if fe, ok := fault.As(err); ok && fe.Kind == fault.NotFound {
+			_ = m.cfg.Queue.Done(ctx, id) // nothing to run
+			return
+		}
+		m.log.Warn("queued execution unreadable", "executionId", id, "error", fault.From(err))
+		_ = m.cfg.Queue.Later(ctx, id, time.Second)
+		return
+	}
+	if e.Status.Final() || e.Status == store.StatusWaiting {
+		_ = m.cfg.Queue.Done(ctx, id)
+		return
+	}
+	p, err := m.cfg.Accounts.Principal(ctx, e.AccountID)
+	if err != nil {
+		m.failQueued(ctx, e, fault.New(fault.PermissionDenied, "the account can no longer run executions"))
+		return
+	}
+	release, err := m.acquire(p)
+	if err != nil {
+		_ = m.cfg.Queue.Later(ctx, id, 250*time.Millisecond) // at its limit: later
+		return
+	}
+	defer release()
+	// The account's grants now, not at submission: a revoked grant stops it.
+	c, report := m.cfg.Runner.Compile(e.Document, Account(p))
+	if report != nil {
+		m.failQueued(ctx, e, report.Err())
+		return
+	}
+	if e.Status == store.StatusQueued {
+		if _, err := m.cfg.Store.UpdateExecution(ctx, e.AccountID, e.ID, store.ExecutionUpdate{Status: store.StatusRunning}); err != nil {
+			_ = m.cfg.Queue.Done(ctx, id) // cancelled meanwhile, or gone
+			return
+		}
+	}
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	m.track(e.ID, cancel)
+	defer m.untrack(e.ID)
+	stopRenew := m.renew(runCtx, id)
+	defer stopRenew()
+
+	res, err := m.resume(runCtx, p.ID, c, e)
+	if err != nil {
+		m.log.Error("execution could not resume", "executionId", id, "error", fault.From(err))
+		_ = m.cfg.Queue.Later(ctx, id, 5*time.Second)
+		return
+	}
+	if errors.Is(context.Cause(runCtx), errShutdown) {
+		// Stopped by the shutdown: it stays running and resumes after the
+		// restart. Hand it back now rather than when the lease runs out.
+		_ = m.cfg.Queue.Later(context.WithoutCancel(ctx), id, 0)
+		return
+	}
+	if err := m.finish(context.WithoutCancel(ctx), e, res, false); err != nil {
+		m.log.Error("execution result not stored", "executionId", id, "error", fault.From(err))
+		_ = m.cfg.Queue.Later(context.WithoutCancel(ctx), id, time.Second)
+		return
+	}
+	_ = m.cfg.Queue.Done(context.WithoutCancel(ctx), id)
+}
+
+// resume runs e from its last checkpoint, or from the start when it has none.
+func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Compiled, e store.Execution) (*engine.Result, error) {
+	base, err := m.storedFrames(ctx, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	r := m.newRecorder(e.ID, accountID, base, true, nil)
+	var res *engine.Result
+	cp, err := (store.Checkpointer{Store: m.cfg.Store}).Load(ctx, e.ID)
+	switch fe, _ := fault.As(err); {
+	case err == nil:
+		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event})
+	case fe != nil && fe.Kind == fault.NotFound:
+		var input any
+		if len(e.Input) > 0 {
+			if err := json.Unmarshal(e.Input, &input); err != nil {
+				return nil, fault.New(fault.Internal, "stored input of %s is unreadable", e.ID).WithCause(err)
+			}
+		}
+		budget := time.Duration(e.BudgetMs) * time.Millisecond
+		res = m.durable.Run(ctx, c.Plan(), engine.RunOptions{
+			ExecutionID: e.ID, Account: accountID, SessionID: e.SessionID, Input: input,
+			MaxExecutionTime: budget, OnEvent: r.event,
+		})
+	default:
+		return nil, err
+	}
+	if !errors.Is(context.Cause(ctx), errShutdown) {
+		r.complete(res)
+	}
+	return res, nil
+}
+
+// storedFrames counts the frames already stored for id.
+func (m *Manager) storedFrames(ctx context.Context, id string) (int64, error) {
+	var last int64
+	for {
+		evs, err := m.cfg.Store.ListEvents(ctx, id, last, store.MaxPageSize)
+		if err != nil {
+			return 0, err
+		}
+		if len(evs) == 0 {
+			return last, nil
+		}
+		last = evs[len(evs)-1].Seq
+	}
+}
+
+// failQueued ends a queued execution that cannot run with err.
+func (m *Manager) failQueued(ctx context.Context, e store.Execution, err error) {
+	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusFailed, Errors: []fault.Object{fault.From(err).Object()}}
+	base, _ := m.storedFrames(ctx, e.ID)
+	r := m.newRecorder(e.ID, e.AccountID, base, true, nil)
+	r.complete(res)
+	if err := m.finish(ctx, e, res, false); err != nil {
+		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(err))
+	}
+	_ = m.cfg.Queue.Done(ctx, e.ID)
+}
+
+// renew extends id's lease while it runs.
+func (m *Manager) renew(ctx context.Context, id string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(m.cfg.Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := m.cfg.Queue.Extend(ctx, id, m.cfg.Lease); err != nil && ctx.Err() == nil {
+					m.log.Warn("lease not renewed", "executionId", id, "error", fault.From(err))
+				}
+			}
+		}
+	}()
+	return cancel
+}

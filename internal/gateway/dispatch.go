@@ -1,0 +1,247 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// Call is one request on its way through the dispatcher: the envelope every
+// ingress decodes into, the key it presented (kept out of the envelope, which
+// is logged and audited), and what the policy chain found.
+type Call struct {
+	Env       *e2a.Envelope
+	Key       string // the presented API key; cleared once checked
+	Transport string // rest, e2a, session
+	Principal *account.Principal
+	// Limit is the request-limit decision, for the X-RateLimit-* headers; nil
+	// for calls that are not limited.
+	Limit *LimitStatus
+
+	// decodeErr is a problem the ingress codec found in the request; it is
+	// reported after authentication, in place of the service's answer.
+	decodeErr error
+}
+
+// LimitStatus is the state of an account's tightest request window.
+type LimitStatus struct {
+	Limit      int
+	Remaining  int
+	Reset      time.Time
+	Allowed    bool
+	RetryAfter time.Duration
+	// Window names the refused window ("minute", "hour", "day") and Message
+	// says it in the spec's words ("Rate limit exceeded: 60 requests per minute").
+	Window  string
+	Message string
+}
+
+// Authenticator turns a presented key into the account it belongs to. An
+// unknown, revoked or expired key, or a disabled account, is a *fault.Error of
+// kind Unauthenticated whose message does not say which.
+type Authenticator interface {
+	Authenticate(ctx context.Context, key string) (*account.Principal, error)
+}
+
+// RequestLimiter decides whether an account may make one more request.
+type RequestLimiter interface {
+	AllowRequest(p *account.Principal) LimitStatus
+}
+
+// AuditSink takes audit records; it must not block the caller for long.
+type AuditSink interface {
+	Record(r AuditRecord)
+}
+
+// AuditRecord is one request (Operation empty) or one operation of a workflow.
+type AuditRecord struct {
+	Time      time.Time
+	RequestID string
+	AccountID string
+	Method    string
+	Operation string
+	Decision  string // allow, deny, limited
+	Latency   time.Duration
+	Status    string // succeeded, failed (of the call) or the step's outcome
+	ErrorCode string
+}
+
+// Audit decisions.
+const (
+	DecisionAllow   = "allow"
+	DecisionDeny    = "deny"
+	DecisionLimited = "limited"
+)
+
+// handler is a service method: it reads c.Env.Params and writes frames to w,
+// ending with a final one; or it returns an error, which the dispatcher writes
+// as the final e2a.error frame.
+type handler func(ctx context.Context, c *Call, w *e2a.StreamWriter) error
+
+type method struct {
+	access access
+	handle handler
+}
+
+// Dispatcher runs every call through one policy chain: authenticate ->
+// authorize -> rate limit -> audit, then the service. No handler decides who
+// may call it; ingress codecs only translate.
+type Dispatcher struct {
+	methods map[string]method
+	auth    Authenticator
+	limiter RequestLimiter
+	audit   AuditSink
+	metrics *metrics
+	clock   clock.Clock
+	logger  *slog.Logger
+}
+
+// register adds a gateway method.
+func (d *Dispatcher) register(name string, a access, h handler) {
+	if _, dup := d.methods[name]; dup {
+		panic("gateway: method registered twice: " + name)
+	}
+	d.methods[name] = method{access: a, handle: h}
+}
+
+// Dispatch runs c and writes its frames to sink. It always writes exactly one
+// final frame (unless the sink fails).
+func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) {
+	start := d.clock.Now()
+	rec := &recordingSink{next: sink}
+	w, err := e2a.NewStreamWriter(c.Env, rec, e2a.StreamOptions{Now: d.clock.Now})
+	if err != nil {
+		// Ingress codecs always set a request id; this is a defect.
+		d.logger.Error("dispatch without a request id", "method", c.Env.Method, "error", err)
+		return
+	}
+	decision := d.run(ctx, c, w)
+	if err := w.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		d.logger.Debug("frame not delivered", "requestId", c.Env.RequestID, "error", err)
+	}
+	latency := d.clock.Now().Sub(start)
+	r := AuditRecord{
+		Time: start, RequestID: c.Env.RequestID, Method: c.Env.Method,
+		Decision: decision, Latency: latency, Status: string(rec.status), ErrorCode: rec.code,
+	}
+	if c.Principal != nil {
+		r.AccountID = c.Principal.ID
+	}
+	if d.audit != nil {
+		d.audit.Record(r)
+	}
+	d.metrics.request(c.Transport, c.Env.Method, rec.code, decision, latency)
+}
+
+// run is the policy chain and the service; it returns the audit decision.
+func (d *Dispatcher) run(ctx context.Context, c *Call, w *e2a.StreamWriter) string {
+	key := c.Key
+	c.Key = ""
+	m, ok := d.methods[c.Env.Method]
+	if !ok {
+		d.fail(w, unknownMethod(c.Env.Method, d.names()))
+		return DecisionDeny
+	}
+	if m.access != accessPublic {
+		p, err := d.auth.Authenticate(ctx, key)
+		if err != nil {
+			d.fail(w, err)
+			return DecisionDeny
+		}
+		c.Principal = p
+		// The key alone says who calls: whatever identity the envelope claimed
+		// is replaced, and credentials it carried are dropped (RESOLUTIONS).
+		c.Env.UserID = p.ID
+		c.Env.IdentityOrigin = e2a.OriginAgent
+		c.Env.Auth = nil
+		if m.access == accessAdmin && !p.Admin() {
+			d.fail(w, fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
+				WithSuggestions("Use the admin key (SLUICE_ADMIN_KEY)"))
+			return DecisionDeny
+		}
+		if d.limiter != nil && !p.Admin() {
+			st := d.limiter.AllowRequest(p)
+			c.Limit = &st
+			if !st.Allowed {
+				d.metrics.limited(c.Env.Method)
+				d.fail(w, &limitError{st})
+				return DecisionLimited
+			}
+		}
+	}
+	if c.decodeErr != nil {
+		d.fail(w, c.decodeErr)
+		return DecisionAllow
+	}
+	if err := d.call(ctx, m.handle, c, w); err != nil {
+		d.fail(w, err)
+	}
+	return DecisionAllow
+}
+
+// call runs a handler; a panic becomes an internal error, logged with its stack.
+func (d *Dispatcher) call(ctx context.Context, h handler, c *Call, w *e2a.StreamWriter) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fault.New(fault.Internal, "internal error").WithCause(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+		}
+	}()
+	return h(ctx, c, w)
+}
+
+// fail writes err as the final e2a.error frame, unless one was written.
+func (d *Dispatcher) fail(w *e2a.StreamWriter, err error) {
+	if w.Finished() {
+		if err != nil {
+			d.logger.Warn("error after the final frame", "error", fault.From(err))
+		}
+		return
+	}
+	code, message, details := errorBody(err)
+	if fe, ok := fault.As(err); ok && (fe.Kind == fault.Internal || fe.Cause != nil) {
+		d.logger.Error("call failed", "error", fe)
+	}
+	_ = w.Fail(code, message, details)
+}
+
+func (d *Dispatcher) names() []string {
+	out := make([]string, 0, len(d.methods))
+	for n := range d.methods {
+		out = append(out, n)
+	}
+	return out
+}
+
+func unknownMethod(name string, known []string) *fault.Error {
+	fe := fault.New(fault.NotFound, "unknown method %q", name).WithDetail("method", name)
+	if s := closest(name, known); s != "" {
+		fe = fe.WithSuggestions(fmt.Sprintf("Did you mean %s?", s))
+	}
+	return fe
+}
+
+// recordingSink passes frames on and keeps the final one's status and code,
+// for the audit record and the metrics.
+type recordingSink struct {
+	next   e2a.FrameSink
+	status e2a.Status
+	code   string
+}
+
+func (s *recordingSink) WriteFrame(r *e2a.Response) error {
+	if r.IsFinal {
+		s.status = r.Status
+		if r.Kind == e2a.KindError {
+			s.code, _ = r.Body["code"].(string)
+		}
+	}
+	return s.next.WriteFrame(r)
+}

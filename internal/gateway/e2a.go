@@ -1,0 +1,85 @@
+package gateway
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// e2aHandler serves POST /api/v1/e2a: one E2A envelope in, its response
+// frames out as NDJSON, streamed as they are made. The key comes from the
+// HTTP headers like any REST call; the envelope's own identity and auth are
+// replaced by the dispatcher (RESOLUTIONS). A call refused before any frame
+// was streamed gets the HTTP status of its error with the one frame as body.
+func (s *Server) e2aHandler(w http.ResponseWriter, r *http.Request) {
+	reqID := requestID(r)
+	w.Header().Set("X-Request-ID", reqID)
+	key := apiKey(r.Header)
+	var env *e2a.Envelope
+	b, err := readBody(r, s.cfg.MaxBodyBytes)
+	if err == nil {
+		env, err = e2a.DecodeEnvelope(b, e2a.Limits{MaxBytes: int(s.cfg.MaxBodyBytes)})
+		if err != nil {
+			err = fault.New(fault.Invalid, "invalid envelope: %s", err.Error())
+		}
+	}
+	if env == nil {
+		env = e2a.NewEnvelope()
+	}
+	if env.RequestID == "" {
+		env.RequestID = reqID
+	}
+	if env.Channel == "" {
+		env.Channel = "e2a"
+	}
+	if env.Params == nil {
+		env.Params = map[string]any{}
+	}
+	if err == nil && env.Method == "" {
+		err = fault.New(fault.Invalid, "the envelope names no method").WithDetail("path", "method")
+	}
+	c := &Call{Env: env, Key: key, Transport: "e2a", decodeErr: err}
+	sink := &ndjsonSink{w: w, c: c}
+	s.dispatcher.Dispatch(r.Context(), c, sink)
+}
+
+// ndjsonSink streams frames as NDJSON. It holds the first frame back when it
+// is final, to answer with its status.
+type ndjsonSink struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	c       *Call
+	started bool
+}
+
+func (s *ndjsonSink) WriteFrame(f *e2a.Response) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		h := s.w.Header()
+		h.Set("Content-Type", "application/x-ndjson")
+		if l := s.c.Limit; l != nil {
+			h.Set("X-RateLimit-Limit", strconv.Itoa(l.Limit))
+			h.Set("X-RateLimit-Remaining", strconv.Itoa(max(l.Remaining, 0)))
+			h.Set("X-RateLimit-Reset", strconv.FormatInt(l.Reset.Unix(), 10))
+		}
+		status := http.StatusOK
+		if f.IsFinal && f.Kind == e2a.KindError {
+			code, _ := f.Body["code"].(string)
+			status = httpStatus(code)
+		}
+		s.w.WriteHeader(status)
+		s.started = true
+	}
+	b, err := e2a.AppendResponse(nil, f)
+	if err != nil {
+		return err
+	}
+	if _, err := s.w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return http.NewResponseController(s.w).Flush()
+}

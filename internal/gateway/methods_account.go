@@ -1,0 +1,74 @@
+package gateway
+
+import (
+	"context"
+	"slices"
+
+	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// accountCapabilities is the A2E spec's GET /api/v1/capabilities: what the
+// calling account may use.
+func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	if err := newParams(c.Env.Params).Done(); err != nil {
+		return err
+	}
+	pr := c.Principal
+	env := s.svc.Runner.Environment(execution.Account(pr))
+	ops := []string{}
+	for _, name := range env.Catalog() {
+		if env.Allowed(name) {
+			ops = append(ops, name)
+		}
+	}
+	creds := []string{}
+	if s.svc.Vault != nil {
+		metas, err := s.svc.Vault.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range metas {
+			if pr.Permissions.AllowsCredential(m.ID) {
+				creds = append(creds, m.ID)
+			}
+		}
+	}
+	apis := slices.Clone(pr.Permissions.APIs)
+	if apis == nil {
+		apis = []string{}
+	}
+	kbs := slices.Clone(pr.Permissions.KnowledgeBases)
+	if kbs == nil {
+		kbs = []string{}
+	}
+	hosts := slices.Clone(pr.Permissions.Hosts)
+	if hosts == nil {
+		hosts = []string{}
+	}
+	return w.Complete(map[string]any{
+		"agent_id": pr.ID,
+		"capabilities": map[string]any{
+			"availableApis":        apis,
+			"availableCredentials": creds,
+			"supportedOperations":  ops,
+			"knowledgeBases":       kbs,
+			"allowedHosts":         hosts,
+			"securityConstraints": map[string]any{
+				"maxExecutionTime":  pr.Limits.MaxExecutionTimeMs,
+				"maxOperations":     pr.Limits.MaxOperations,
+				"maxLoopIterations": pr.Limits.MaxLoopIterations,
+			},
+		},
+	})
+}
+
+// accountRateLimit is GET /api/v1/rate-limit/status.
+func (s *Server) accountRateLimit(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+	if err := newParams(c.Env.Params).Done(); err != nil {
+		return err
+	}
+	st := s.svc.Limiter.Status(c.Principal)
+	st["agent_id"] = c.Principal.ID
+	return w.Complete(st)
+}

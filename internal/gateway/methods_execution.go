@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+func (s *Server) executionGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := executionID(p)
+	if err := p.Done(); err != nil {
+		return err
+	}
+	v, err := s.svc.Executions.Get(ctx, c.Principal, id)
+	if err != nil {
+		return err
+	}
+	return w.Complete(v)
+}
+
+// executionID reads the execution id: execution_id (E2A) or id (the REST path).
+func executionID(p *params) string {
+	id := p.String("execution_id")
+	if rest := p.String("id"); rest != "" {
+		id = rest
+	}
+	if id == "" {
+		p.fail("execution_id", "is required")
+	}
+	return id
+}
+
+func (s *Server) executionList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	q := store.ExecutionQuery{Page: store.Page{Cursor: p.String("cursor"), Limit: p.Int("limit", 50, 1, store.MaxPageSize)}}
+	for _, st := range p.Strings("status") {
+		if !store.Status(st).Valid() {
+			p.fail("status", "%q is not a status (queued, running, waiting, success, failed, partial, cancelled)", st)
+		}
+		q.Status = append(q.Status, store.Status(st))
+	}
+	if err := p.Done(); err != nil {
+		return err
+	}
+	list, next, err := s.svc.Executions.List(ctx, c.Principal, q)
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []execution.Summary{}
+	}
+	return w.Complete(map[string]any{"executions": list, "next_cursor": next})
+}
+
+func (s *Server) executionCancel(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := executionID(p)
+	if err := p.Done(); err != nil {
+		return err
+	}
+	v, err := s.svc.Executions.Cancel(ctx, c.Principal, id)
+	if err != nil {
+		return err
+	}
+	return w.Complete(v)
+}
+
+// executionEvents streams an execution's frames as chunks whose delta is the
+// frame (delta_kind custom); the REST codec unwraps them into SSE events. The
+// final frame of this call says how the stream ended.
+func (s *Server) executionEvents(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := executionID(p)
+	after := int64(p.Int("after", 0, 0, 1<<30))
+	if err := p.Done(); err != nil {
+		return err
+	}
+	var sent, last int64
+	var final bool
+	err := s.svc.Executions.Follow(ctx, c.Principal, id, after, func(f execution.Frame) error {
+		sent, last, final = sent+1, f.Seq, f.Final
+		return w.Write(&e2a.Response{Kind: e2a.KindChunk, Status: e2a.StatusInProgress,
+			Body: map[string]any{"delta_kind": e2a.DeltaCustom, "delta": json.RawMessage(f.Data), "seq": f.Seq}})
+	})
+	if err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"execution_id": id, "frames": sent, "last_seq": last, "ended": final})
+}

@@ -1,0 +1,102 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// workflowDocument reads params.workflow: the JSONL document as a string, or
+// (RESOLUTIONS) a JSON array of message objects, turned into JSONL.
+func workflowDocument(p *params) []byte {
+	v, ok := p.take("workflow")
+	if !ok {
+		p.fail("workflow", "is required: the JSONL document as a string, or an array of message objects")
+		return nil
+	}
+	switch x := v.(type) {
+	case string:
+		if strings.TrimSpace(x) == "" {
+			p.fail("workflow", "is empty")
+		}
+		return []byte(x)
+	case []any:
+		var b strings.Builder
+		for i, m := range x {
+			if _, isObject := m.(map[string]any); !isObject {
+				p.fail("workflow", "element %d is not a message object", i)
+				return nil
+			}
+			line, err := json.Marshal(m)
+			if err != nil {
+				p.fail("workflow", "element %d cannot be encoded", i)
+				return nil
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		return []byte(b.String())
+	}
+	p.fail("workflow", "must be a string (JSONL) or an array of message objects")
+	return nil
+}
+
+func (s *Server) workflowValidate(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	doc := workflowDocument(p)
+	if err := p.Done(); err != nil {
+		return err
+	}
+	report := s.svc.Runner.Validate(doc, execution.Account(c.Principal))
+	return w.Complete(report)
+}
+
+func (s *Server) workflowExecute(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	doc := workflowDocument(p)
+	req := execution.Request{Document: doc, Input: p.Any("input"), Async: p.Bool("async"), SessionID: c.Env.SessionID}
+	if sid := p.String("session_id"); sid != "" {
+		req.SessionID = sid
+	}
+	if err := p.Done(); err != nil {
+		return err
+	}
+	if req.Input != nil {
+		if _, isObject := req.Input.(map[string]any); !isObject {
+			return fault.New(fault.Invalid, "params.input must be an object (read by /input/... paths)").WithDetail("path", "params.input")
+		}
+	}
+	if c.Transport != "rest" {
+		// A streaming ingress sees the execution's progress as it happens.
+		req.OnFrame = func(f *e2a.Response) {
+			if !f.IsFinal {
+				_ = w.Write(&e2a.Response{Status: e2a.StatusInProgress, Kind: e2a.KindChunk, Body: f.Body})
+			}
+		}
+	}
+	out, err := s.svc.Executions.Execute(ctx, c.Principal, req)
+	if err != nil {
+		var inv *execution.InvalidError
+		if asInvalid(err, &inv) {
+			return &reportError{report: inv.Report}
+		}
+		return err
+	}
+	f := e2a.CompleteFrame(out.Body())
+	if out.Queued {
+		f.Metadata = map[string]any{metaHTTPStatus: 202}
+	}
+	return w.Write(f)
+}
+
+func asInvalid(err error, target **execution.InvalidError) bool {
+	inv, ok := err.(*execution.InvalidError)
+	if ok {
+		*target = inv
+	}
+	return ok
+}

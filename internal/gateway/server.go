@@ -1,0 +1,218 @@
+// Package gateway is sluice's HTTP server: the REST API of the A2E spec, the
+// E2A endpoint, the admin API and the infrastructure routes. Every call
+// becomes an e2a.Envelope and passes one Dispatcher (authenticate ->
+// authorize -> rate limit -> audit -> service); the services answer with E2A
+// frames, which each ingress codec renders on its own wire.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/vault"
+	"github.com/sluicehq/sluice/internal/workflow"
+)
+
+// Config are the server's HTTP settings.
+type Config struct {
+	MaxBodyBytes      int64         // request bodies (default 1 MiB + 64 KiB of envelope)
+	ReadHeaderTimeout time.Duration // default 10 s
+	ReadTimeout       time.Duration // default 30 s
+	WriteTimeout      time.Duration // default 0: responses are bounded by executions' budgets; SSE streams are long
+	IdleTimeout       time.Duration // default 120 s
+	SSEHeartbeat      time.Duration // a comment line on idle SSE streams (default 15 s)
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 1<<20 + 64<<10
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = 10 * time.Second
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = 30 * time.Second
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 120 * time.Second
+	}
+	if c.SSEHeartbeat <= 0 {
+		c.SSEHeartbeat = 15 * time.Second
+	}
+	return c
+}
+
+// Limiter is the request rate limiter with its status report.
+type Limiter interface {
+	RequestLimiter
+	// Status is the account's every window: the body of GET /api/v1/rate-limit/status.
+	Status(p *account.Principal) map[string]any
+}
+
+// Services are what the gateway's methods call.
+type Services struct {
+	Store      store.Store
+	Accounts   *account.Service
+	Runner     *workflow.Runner
+	Executions *execution.Manager
+	Vault      *vault.Sealed
+	Limiter    Limiter
+	Audit      AuditSink
+	// Ready reports whether the server can take work (store reachable,
+	// recovery done); nil: always.
+	Ready func(ctx context.Context) error
+}
+
+// Server is the HTTP surface.
+type Server struct {
+	cfg        Config
+	svc        Services
+	dispatcher *Dispatcher
+	metrics    *metrics
+	clock      clock.Clock
+	log        *slog.Logger
+	handler    http.Handler
+}
+
+// New makes a Server; reg receives its metrics (nil: a new registry).
+func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, log *slog.Logger) *Server {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg)}
+	s.dispatcher = &Dispatcher{
+		methods: map[string]method{}, auth: svc.Accounts, limiter: svc.Limiter, audit: svc.Audit,
+		metrics: s.metrics, clock: clk, logger: log,
+	}
+	if svc.Limiter == nil {
+		s.dispatcher.limiter = nil
+	}
+	s.registerMethods()
+	s.handler = s.routes(reg)
+	return s
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Dispatcher is the server's dispatcher (for other ingresses: sessions).
+func (s *Server) Dispatcher() *Dispatcher { return s.dispatcher }
+
+func (s *Server) registerMethods() {
+	d := s.dispatcher
+	d.register("workflow.validate", accessAccount, s.workflowValidate)
+	d.register("workflow.execute", accessAccount, s.workflowExecute)
+	d.register("execution.get", accessAccount, s.executionGet)
+	d.register("execution.list", accessAccount, s.executionList)
+	d.register("execution.cancel", accessAccount, s.executionCancel)
+	d.register("execution.events", accessAccount, s.executionEvents)
+	d.register(MethodAccountCapabilities, accessAccount, s.accountCapabilities)
+	d.register(MethodAccountRateLimit, accessAccount, s.accountRateLimit)
+
+	d.register(MethodAdminAccountsCreate, accessAdmin, s.adminAccountsCreate)
+	d.register(MethodAdminAccountsList, accessAdmin, s.adminAccountsList)
+	d.register(MethodAdminAccountsGet, accessAdmin, s.adminAccountsGet)
+	d.register(MethodAdminAccountsUpdate, accessAdmin, s.adminAccountsUpdate)
+	d.register(MethodAdminKeysCreate, accessAdmin, s.adminKeysCreate)
+	d.register(MethodAdminKeysList, accessAdmin, s.adminKeysList)
+	d.register(MethodAdminKeysRevoke, accessAdmin, s.adminKeysRevoke)
+	d.register(MethodAdminCredentialsPut, accessAdmin, s.adminCredentialsPut)
+	d.register(MethodAdminCredentialsList, accessAdmin, s.adminCredentialsList)
+	d.register(MethodAdminCredentialsGet, accessAdmin, s.adminCredentialsGet)
+	d.register(MethodAdminCredentialsDel, accessAdmin, s.adminCredentialsDelete)
+	d.register(MethodAdminAuditList, accessAdmin, s.adminAuditList)
+}
+
+// routes builds the mux from the route table.
+func (s *Server) routes(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		pattern := rt.method + " " + rt.pattern
+		switch rt.pattern {
+		case "/health":
+			mux.HandleFunc(pattern, s.health)
+		case "/ready":
+			mux.HandleFunc(pattern, s.ready)
+		case "/metrics":
+			mux.Handle(pattern, metricsHandler(reg))
+		case "/openapi.json":
+			mux.HandleFunc(pattern, serveOpenAPI)
+		case "/api/v1/e2a":
+			mux.HandleFunc(pattern, s.e2aHandler)
+		case "/api/v1/executions/{id}/events":
+			mux.HandleFunc(pattern, s.sseHandler(rt))
+		default:
+			mux.HandleFunc(pattern, s.restHandler(rt))
+		}
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, errorObject(notFoundRoute(r).Object()))
+	})
+	return s.metrics.wrap(mux)
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "healthy", "service": "sluice"})
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.svc.Ready != nil {
+		if err := s.svc.Ready(r.Context()); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "reason": err.Error()})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+}
+
+// HTTPServer is an http.Server for the handler with the configured timeouts.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve serves on ln until ctx ends, then shuts down gracefully within grace.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	hs := s.HTTPServer(ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = hs.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}
