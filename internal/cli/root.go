@@ -82,6 +82,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newValidateCmd(io),
 		newRunCmd(io),
 		newServeCmd(io),
+		newE2ACmd(io),
 	)
 	return root
 }

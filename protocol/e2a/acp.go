@@ -216,27 +216,25 @@ func DecodeACPMessage(data []byte, lim Limits) (*ACPMessage, error) {
 	m := &ACPMessage{}
 	var version string
 	hasError := false
-	var root path
-	err := p.members(&root, func(key string, off int) error {
-		fp := root.field(key)
+	err := p.members(func(k []byte, off int) error {
 		var err error
-		switch key {
+		switch string(k) {
 		case "jsonrpc":
-			version, err = p.str(&fp)
+			version, err = p.str()
 		case "id":
-			m.ID, err = p.id(&fp)
+			m.ID, err = p.id()
 		case "method":
-			m.Method, err = p.nonEmpty(&fp)
+			m.Method, err = p.nonEmpty()
 		case "params":
-			m.Params, err = p.objectOrNull(&fp)
+			m.Params, err = p.objectOrNull()
 		case "result":
 			m.HasResult = true
-			m.Result, err = p.value(&fp)
+			m.Result, err = p.value()
 		case "error":
 			hasError = true
-			m.Error, err = p.object(&fp)
+			m.Error, err = p.object()
 		default:
-			return unknownField(&p, &root, key, off, acpMessageFields)
+			return unknownField(&p, string(k), off, acpMessageFields)
 		}
 		return err
 	})

@@ -48,80 +48,78 @@ func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
 	p := parser{data: data, maxDepth: lim.MaxDepth}
 	e := NewEnvelope()
 	var lg legacy
-	var root path
-	err := p.members(&root, func(key string, off int) error {
-		fp := root.field(key)
+	err := p.members(func(k []byte, off int) error {
 		var err error
-		switch key {
+		switch string(k) {
 		case "protocol_version":
-			err = p.version(&fp, &e.ProtocolVersion)
+			err = p.version(&e.ProtocolVersion)
 		case "provenance":
-			e.Provenance, err = p.provenance(&fp)
+			e.Provenance, err = p.provenance()
 		case "request_id":
-			e.RequestID, err = p.optString(&fp)
+			e.RequestID, err = p.optString()
 		case "jsonrpc_id":
-			e.JSONRPCID, err = p.id(&fp)
+			e.JSONRPCID, err = p.id()
 		case "correlation_id":
-			e.CorrelationID, err = p.optString(&fp)
+			e.CorrelationID, err = p.optString()
 		case "task_id":
-			e.TaskID, err = p.optString(&fp)
+			e.TaskID, err = p.optString()
 		case "context_id":
-			e.ContextID, err = p.optString(&fp)
+			e.ContextID, err = p.optString()
 		case "session_id":
-			e.SessionID, err = p.optString(&fp)
+			e.SessionID, err = p.optString()
 		case "message_id":
-			e.MessageID, err = p.optString(&fp)
+			e.MessageID, err = p.optString()
 		case "timestamp":
-			e.Timestamp, err = p.optTime(&fp)
+			e.Timestamp, err = p.optTime()
 		case "identity_origin":
-			err = p.origin(&fp, &e.IdentityOrigin)
+			err = p.origin(&e.IdentityOrigin)
 		case "channel":
-			e.Channel, err = p.optString(&fp)
+			e.Channel, err = p.optString()
 		case "user_id":
-			e.UserID, err = p.optString(&fp)
+			e.UserID, err = p.optString()
 		case "agent_ref":
-			e.AgentRef, err = p.agentRef(&fp)
+			e.AgentRef, err = p.agentRef()
 		case "chat_id":
-			e.ChatID, err = p.optString(&fp)
+			e.ChatID, err = p.optString()
 		case "source_agent_id":
-			e.SourceAgentID, err = p.optString(&fp)
+			e.SourceAgentID, err = p.optString()
 		case "method":
-			e.Method, err = p.optString(&fp)
+			e.Method, err = p.optString()
 		case "params":
-			e.Params, err = p.objectOrNull(&fp)
+			e.Params, err = p.objectOrNull()
 		case "ext_method":
-			e.ExtMethod, err = p.optString(&fp)
+			e.ExtMethod, err = p.optString()
 		case "session_update_kind":
 			off := p.pos
-			if e.SessionUpdateKind, err = p.optString(&fp); err == nil && e.SessionUpdateKind != "" && !contains(ACPSessionUpdateKinds, e.SessionUpdateKind) {
-				err = p.enumError(&fp, off, e.SessionUpdateKind, ACPSessionUpdateKinds)
+			if e.SessionUpdateKind, err = p.optString(); err == nil && e.SessionUpdateKind != "" && !contains(ACPSessionUpdateKinds, e.SessionUpdateKind) {
+				err = p.enumError(off, e.SessionUpdateKind, ACPSessionUpdateKinds)
 			}
 		case "is_stream":
-			e.IsStream, err = p.optBool(&fp)
+			e.IsStream, err = p.optBool()
 		case "expected_output_modes":
-			e.ExpectedOutputModes, err = p.strList(&fp)
+			e.ExpectedOutputModes, err = p.strList()
 		case "auth":
-			e.Auth, err = p.auth(&fp)
+			e.Auth, err = p.auth()
 		case "channel_context":
-			e.ChannelContext, err = p.objectOrNull(&fp)
+			e.ChannelContext, err = p.objectOrNull()
 		case "a2a_metadata":
-			e.A2AMetadata, err = p.objectOrNull(&fp)
+			e.A2AMetadata, err = p.objectOrNull()
 		case "acp_meta":
-			e.ACPMeta, err = p.objectOrNull(&fp)
+			e.ACPMeta, err = p.objectOrNull()
 		case "channel_id":
 			lg.channelOff = off
-			lg.channelID, err = p.optString(&fp)
+			lg.channelID, err = p.optString()
 		case "req_method":
 			lg.methodOff = off
-			lg.reqMethod, err = p.optString(&fp)
+			lg.reqMethod, err = p.optString()
 		case "payload":
-			lg.payload, err = p.objectOrNull(&fp)
+			lg.payload, err = p.objectOrNull()
 		case "binding":
-			lg.hasBinding, err = p.binding(&fp, &lg.binding)
+			lg.hasBinding, err = p.binding(&lg.binding)
 		case "metadata":
-			lg.metadata, err = p.objectOrNull(&fp)
+			lg.metadata, err = p.objectOrNull()
 		default:
-			return unknownField(&p, &root, key, off, envelopeFields)
+			return unknownField(&p, string(k), off, envelopeFields)
 		}
 		return err
 	})
@@ -231,9 +229,9 @@ func (e *Envelope) Validate() error {
 }
 
 // version reads protocol_version: a 1.x string; null reads as "1.0".
-func (p *parser) version(at *path, dst *string) error {
+func (p *parser) version(dst *string) error {
 	off := p.pos
-	v, err := p.optString(at)
+	v, err := p.optString()
 	if err != nil {
 		return err
 	}
@@ -242,29 +240,29 @@ func (p *parser) version(at *path, dst *string) error {
 		return nil
 	}
 	if !checkVersion(v) {
-		return p.errAt(at, off, "%q is not supported: this codec reads 1.x", v)
+		return p.errAt(off, "%q is not supported: this codec reads 1.x", v)
 	}
 	*dst = v
 	return nil
 }
 
 // origin reads identity_origin; null keeps the default.
-func (p *parser) origin(at *path, dst *IdentityOrigin) error {
+func (p *parser) origin(dst *IdentityOrigin) error {
 	off := p.pos
-	v, err := p.optString(at)
+	v, err := p.optString()
 	if err != nil || v == "" {
 		return err
 	}
 	o := IdentityOrigin(v)
 	if !o.Valid() {
-		return p.enumError(at, off, v, []string{"system", "user", "agent", "service"})
+		return p.enumError(off, v, []string{"system", "user", "agent", "service"})
 	}
 	*dst = o
 	return nil
 }
 
-func (p *parser) enumError(at *path, off int, v string, list []string) *Error {
-	e := p.errAt(at, off, "%q is not one of %s", v, joinList(list))
+func (p *parser) enumError(off int, v string, list []string) *Error {
+	e := p.errAt(off, "%q is not one of %s", v, joinList(list))
 	e.Suggestions = didYouMean(v, list)
 	return e
 }
@@ -281,39 +279,38 @@ func joinList(list []string) string {
 }
 
 // agentRef reads an object or null; unlike the other maps {} stays {}.
-func (p *parser) agentRef(at *path) (map[string]any, error) {
+func (p *parser) agentRef() (map[string]any, error) {
 	if p.peek() == 'n' {
-		return nil, p.null(at)
+		return nil, p.null()
 	}
-	return p.object(at)
+	return p.object()
 }
 
 // binding reads the legacy binding: a string, or {"value": string|null}. null
 // means no binding.
-func (p *parser) binding(at *path, dst *string) (bool, error) {
+func (p *parser) binding(dst *string) (bool, error) {
 	switch p.peek() {
 	case 'n':
-		return false, p.null(at)
+		return false, p.null()
 	case '"':
-		s, err := p.str(at)
+		s, err := p.str()
 		*dst = s
 		return true, err
 	case '{':
 		found := false
-		err := p.members(at, func(key string, off int) error {
-			if key != "value" {
-				return unknownField(p, at, key, off, []string{"value"})
+		err := p.members(func(k []byte, off int) error {
+			if string(k) != "value" {
+				return unknownField(p, string(k), off, []string{"value"})
 			}
 			found = true
-			vp := at.field("value")
-			s, err := p.optString(&vp)
+			s, err := p.optString()
 			*dst = s
 			return err
 		})
 		if err == nil && !found {
-			return false, p.errAt(at, p.pos, `an object binding needs a "value"`)
+			return false, p.errAt(p.pos, `an object binding needs a "value"`)
 		}
 		return true, err
 	}
-	return false, p.errAt(at, p.pos, "must be a string, an object with \"value\" or null, got %s", p.kindAt())
+	return false, p.errAt(p.pos, "must be a string, an object with \"value\" or null, got %s", p.kindAt())
 }

@@ -9,89 +9,89 @@ import (
 // Typed field readers shared by the envelope and response decoders. Each reads
 // the value at the parser's position and names the field in its error.
 
-func (p *parser) optString(at *path) (string, error) {
+func (p *parser) optString() (string, error) {
 	switch p.peek() {
 	case 'n':
-		return "", p.null(at)
+		return "", p.null()
 	case '"':
-		return p.str(at)
+		return p.str()
 	}
-	return "", p.errAt(at, p.pos, "must be a string or null, got %s", p.kindAt())
+	return "", p.errAt(p.pos, "must be a string or null, got %s", p.kindAt())
 }
 
-func (p *parser) optBool(at *path) (bool, error) {
+func (p *parser) optBool() (bool, error) {
 	switch p.peek() {
 	case 'n':
-		return false, p.null(at)
+		return false, p.null()
 	case 't', 'f':
-		return p.boolean(at)
+		return p.boolean()
 	}
-	return false, p.errAt(at, p.pos, "must be true or false, got %s", p.kindAt())
+	return false, p.errAt(p.pos, "must be true or false, got %s", p.kindAt())
 }
 
 // optTime reads an RFC 3339 string or epoch seconds (read compatibility with the
 // legacy AgentRequest's float timestamp), or null.
-func (p *parser) optTime(at *path) (time.Time, error) {
+func (p *parser) optTime() (time.Time, error) {
 	off := p.pos
 	switch c := p.peek(); {
 	case c == 'n':
-		return time.Time{}, p.null(at)
+		return time.Time{}, p.null()
 	case c == '"':
-		s, err := p.str(at)
+		s, err := p.str()
 		if err != nil {
 			return time.Time{}, err
 		}
 		t, err := ParseTimestamp(s)
 		if err != nil {
 			e := err.(*Error)
-			e.Path, e.Offset = at.String(), off
+			e.Offset = off
 			return time.Time{}, e
 		}
 		return t, nil
 	case c == '-' || c >= '0' && c <= '9':
-		text, _, err := p.numberText(at)
+		text, _, err := p.numberText()
 		if err != nil {
 			return time.Time{}, err
 		}
 		t, ok := epochTime(text)
 		if !ok {
-			return time.Time{}, p.errAt(at, off, "epoch seconds %s are outside the years 1 to 9999", text)
+			return time.Time{}, p.errAt(off, "epoch seconds %s are outside the years 1 to 9999", text)
 		}
 		return t, nil
 	}
-	return time.Time{}, p.errAt(at, off, "must be an RFC 3339 string, epoch seconds or null, got %s", p.kindAt())
+	return time.Time{}, p.errAt(off, "must be an RFC 3339 string, epoch seconds or null, got %s", p.kindAt())
 }
 
 // id reads a JSON-RPC id: a string, a number or null.
-func (p *parser) id(at *path) (ID, error) {
+func (p *parser) id() (ID, error) {
 	switch c := p.peek(); {
 	case c == 'n':
-		return ID{}, p.null(at)
+		return ID{}, p.null()
 	case c == '"':
-		s, err := p.str(at)
+		s, err := p.str()
 		return StringID(s), err
 	case c == '-' || c >= '0' && c <= '9':
-		text, _, err := p.numberText(at)
+		text, _, err := p.numberText()
 		if err != nil {
 			return ID{}, err
 		}
 		if len(text) > 64 {
-			return ID{}, p.errAt(at, p.pos, "number id is longer than 64 digits")
+			return ID{}, p.errAt(p.pos, "number id is longer than 64 digits")
 		}
 		return ID{text: string(text), isNumber: true, set: true}, nil
 	}
-	return ID{}, p.errAt(at, p.pos, "must be a string, a number or null, got %s", p.kindAt())
+	return ID{}, p.errAt(p.pos, "must be a string, a number or null, got %s", p.kindAt())
 }
 
 // strList reads an array of strings, or null.
-func (p *parser) strList(at *path) ([]string, error) {
+func (p *parser) strList() ([]string, error) {
 	if p.peek() == 'n' {
-		return nil, p.null(at)
+		return nil, p.null()
 	}
 	if p.peek() != '[' {
-		return nil, p.errAt(at, p.pos, "must be an array of strings, got %s", p.kindAt())
+		return nil, p.errAt(p.pos, "must be an array of strings, got %s", p.kindAt())
 	}
-	if err := p.enter(at); err != nil {
+	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	defer p.leave()
@@ -102,10 +102,9 @@ func (p *parser) strList(at *path) ([]string, error) {
 		return out, nil
 	}
 	for i := 0; ; i++ {
-		ep := at.elem(i)
-		s, err := p.str(&ep)
+		s, err := p.str()
 		if err != nil {
-			return nil, err
+			return nil, underIndex(err, i)
 		}
 		out = append(out, s)
 		switch p.peek() {
@@ -115,32 +114,30 @@ func (p *parser) strList(at *path) ([]string, error) {
 			p.pos++
 			return out, nil
 		default:
-			return nil, p.errAt(at, p.pos, "invalid JSON: expected ',' or ']'")
+			return nil, p.errAt(p.pos, "invalid JSON: expected ',' or ']'")
 		}
 	}
 }
 
 // stringMap reads an object whose values are strings, or null.
-func (p *parser) stringMap(at *path) (map[string]string, error) {
+func (p *parser) stringMap() (map[string]string, error) {
 	if p.peek() == 'n' {
-		return nil, p.null(at)
+		return nil, p.null()
 	}
 	var m map[string]string
-	err := p.members(at, func(key string, _ int) error {
-		kp := at.field(key)
-		s, err := p.str(&kp)
+	err := p.members(func(k []byte, _ int) error {
+		s, err := p.str()
 		if m == nil {
 			m = map[string]string{}
 		}
-		m[key] = s
+		m[string(k)] = s
 		return err
 	})
 	return m, err
 }
 
-func unknownField(p *parser, at *path, key string, off int, known []string) error {
-	kp := at.field(key)
-	e := p.errAt(&kp, off, "unknown field")
+func unknownField(p *parser, key string, off int, known []string) error {
+	e := p.errAt(off, "unknown field")
 	e.Suggestions = didYouMean(key, known)
 	return e
 }
@@ -148,28 +145,27 @@ func unknownField(p *parser, at *path, key string, off int, known []string) erro
 var provenanceFields = []string{"source_protocol", "converter", "converted_at", "details"}
 
 // provenance reads a Provenance; null reads as the default.
-func (p *parser) provenance(at *path) (Provenance, error) {
+func (p *parser) provenance() (Provenance, error) {
 	pv := Provenance{SourceProtocol: SourceE2A}
 	if p.peek() == 'n' {
-		return pv, p.null(at)
+		return pv, p.null()
 	}
-	err := p.members(at, func(key string, off int) error {
-		fp := at.field(key)
+	err := p.members(func(k []byte, off int) error {
 		var err error
-		switch key {
+		switch string(k) {
 		case "source_protocol":
 			var sp string
-			if sp, err = p.optString(&fp); sp != "" { // "" and null read as the default
+			if sp, err = p.optString(); sp != "" { // "" and null read as the default
 				pv.SourceProtocol = sp
 			}
 		case "converter":
-			pv.Converter, err = p.optString(&fp)
+			pv.Converter, err = p.optString()
 		case "converted_at":
-			pv.ConvertedAt, err = p.optTime(&fp)
+			pv.ConvertedAt, err = p.optTime()
 		case "details":
-			pv.Details, err = p.objectOrNull(&fp)
+			pv.Details, err = p.objectOrNull()
 		default:
-			return unknownField(p, at, key, off, provenanceFields)
+			return unknownField(p, string(k), off, provenanceFields)
 		}
 		return err
 	})
@@ -180,29 +176,28 @@ var authFields = []string{"method_id", "bearer_token", "api_key_ref", "credentia
 
 // auth reads an Auth, or null. The bearer token's value never appears in an
 // error: only its path does.
-func (p *parser) auth(at *path) (*Auth, error) {
+func (p *parser) auth() (*Auth, error) {
 	if p.peek() == 'n' {
-		return nil, p.null(at)
+		return nil, p.null()
 	}
 	a := &Auth{}
-	err := p.members(at, func(key string, off int) error {
-		fp := at.field(key)
+	err := p.members(func(k []byte, off int) error {
 		var err error
-		switch key {
+		switch string(k) {
 		case "method_id":
-			a.MethodID, err = p.optString(&fp)
+			a.MethodID, err = p.optString()
 		case "bearer_token":
-			a.BearerToken, err = p.optString(&fp)
+			a.BearerToken, err = p.optString()
 		case "api_key_ref":
-			a.APIKeyRef, err = p.optString(&fp)
+			a.APIKeyRef, err = p.optString()
 		case "credential_ref":
-			a.CredentialRef, err = p.optString(&fp)
+			a.CredentialRef, err = p.optString()
 		case "extra_headers":
-			a.ExtraHeaders, err = p.stringMap(&fp)
+			a.ExtraHeaders, err = p.stringMap()
 		case "_meta":
-			a.Meta, err = p.objectOrNull(&fp)
+			a.Meta, err = p.objectOrNull()
 		default:
-			return unknownField(p, at, key, off, authFields)
+			return unknownField(p, string(k), off, authFields)
 		}
 		return err
 	})

@@ -36,90 +36,88 @@ func DecodeResponse(data []byte, lim Limits) (*Response, error) {
 	var seen [10]bool
 	var channelID string
 	var channelOff int
-	var root path
-	err := p.members(&root, func(key string, off int) error {
-		fp := root.field(key)
-		if i := requiredIndex(key); i >= 0 {
+	err := p.members(func(k []byte, off int) error {
+		if i := requiredIndex(string(k)); i >= 0 {
 			seen[i] = true
 			if p.peek() == 'n' {
-				return p.errAt(&fp, p.pos, "is required and must not be null")
+				return p.errAt(p.pos, "is required and must not be null")
 			}
 		}
 		var err error
-		switch key {
+		switch string(k) {
 		case "protocol_version":
-			err = p.version(&fp, &r.ProtocolVersion)
+			err = p.version(&r.ProtocolVersion)
 		case "response_id":
-			r.ResponseID, err = p.nonEmpty(&fp)
+			r.ResponseID, err = p.nonEmpty()
 		case "request_id":
-			r.RequestID, err = p.nonEmpty(&fp)
+			r.RequestID, err = p.nonEmpty()
 		case "sequence":
-			r.Sequence, err = p.sequence(&fp)
+			r.Sequence, err = p.sequence()
 		case "is_final":
-			r.IsFinal, err = p.optBool(&fp)
+			r.IsFinal, err = p.optBool()
 		case "status":
 			off := p.pos
 			var s string
-			if s, err = p.str(&fp); err == nil {
+			if s, err = p.str(); err == nil {
 				if r.Status = Status(s); !r.Status.Valid() {
-					err = p.enumError(&fp, off, s, []string{"succeeded", "failed", "in_progress"})
+					err = p.enumError(off, s, []string{"succeeded", "failed", "in_progress"})
 				}
 			}
 		case "response_kind":
 			off := p.pos
 			var s string
-			if s, err = p.str(&fp); err == nil {
+			if s, err = p.str(); err == nil {
 				if r.Kind = Kind(s); !r.Kind.Valid() {
-					err = p.enumError(&fp, off, s, kindNames())
+					err = p.enumError(off, s, kindNames())
 				}
 			}
 		case "timestamp":
-			r.Timestamp, err = p.optTime(&fp)
+			r.Timestamp, err = p.optTime()
 		case "provenance":
-			r.Provenance, err = p.provenance(&fp)
+			r.Provenance, err = p.provenance()
 		case "body":
-			r.Body, err = p.objectOrNull(&fp)
+			r.Body, err = p.objectOrNull()
 		case "jsonrpc_id":
-			r.JSONRPCID, err = p.id(&fp)
+			r.JSONRPCID, err = p.id()
 		case "correlation_id":
-			r.CorrelationID, err = p.optString(&fp)
+			r.CorrelationID, err = p.optString()
 		case "task_id":
-			r.TaskID, err = p.optString(&fp)
+			r.TaskID, err = p.optString()
 		case "context_id":
-			r.ContextID, err = p.optString(&fp)
+			r.ContextID, err = p.optString()
 		case "session_id":
-			r.SessionID, err = p.optString(&fp)
+			r.SessionID, err = p.optString()
 		case "message_id":
-			r.MessageID, err = p.optString(&fp)
+			r.MessageID, err = p.optString()
 		case "is_stream":
-			r.IsStream, err = p.optBool(&fp)
+			r.IsStream, err = p.optBool()
 		case "identity_origin":
-			err = p.origin(&fp, &r.IdentityOrigin)
+			err = p.origin(&r.IdentityOrigin)
 		case "channel":
-			r.Channel, err = p.optString(&fp)
+			r.Channel, err = p.optString()
 		case "user_id":
-			r.UserID, err = p.optString(&fp)
+			r.UserID, err = p.optString()
 		case "agent_ref":
-			r.AgentRef, err = p.agentRef(&fp)
+			r.AgentRef, err = p.agentRef()
 		case "source_agent_id":
-			r.SourceAgentID, err = p.optString(&fp)
+			r.SourceAgentID, err = p.optString()
 		case "method":
-			r.Method, err = p.optString(&fp)
+			r.Method, err = p.optString()
 		case "projections":
-			r.Projections, err = p.objectOrNull(&fp)
+			r.Projections, err = p.objectOrNull()
 		case "channel_context":
-			r.ChannelContext, err = p.objectOrNull(&fp)
+			r.ChannelContext, err = p.objectOrNull()
 		case "metadata":
-			r.Metadata, err = p.objectOrNull(&fp)
+			r.Metadata, err = p.objectOrNull()
 		case "a2a_metadata":
-			r.A2AMetadata, err = p.objectOrNull(&fp)
+			r.A2AMetadata, err = p.objectOrNull()
 		case "acp_meta":
-			r.ACPMeta, err = p.objectOrNull(&fp)
+			r.ACPMeta, err = p.objectOrNull()
 		case "channel_id":
 			channelOff = off
-			channelID, err = p.optString(&fp)
+			channelID, err = p.optString()
 		default:
-			return unknownField(&p, &root, key, off, responseFields)
+			return unknownField(&p, string(k), off, responseFields)
 		}
 		return err
 	})
@@ -161,27 +159,27 @@ func kindNames() []string {
 }
 
 // nonEmpty reads a string that must not be empty.
-func (p *parser) nonEmpty(at *path) (string, error) {
+func (p *parser) nonEmpty() (string, error) {
 	off := p.pos
-	s, err := p.str(at)
+	s, err := p.str()
 	if err == nil && s == "" {
-		err = p.errAt(at, off, "must not be empty")
+		err = p.errAt(off, "must not be empty")
 	}
 	return s, err
 }
 
 // sequence reads a non-negative integer.
-func (p *parser) sequence(at *path) (int64, error) {
+func (p *parser) sequence() (int64, error) {
 	off := p.pos
 	if c := p.peek(); !(c == '-' || c >= '0' && c <= '9') {
-		return 0, p.errAt(at, off, "must be a non-negative integer, got %s", p.kindAt())
+		return 0, p.errAt(off, "must be a non-negative integer, got %s", p.kindAt())
 	}
-	f, err := p.number(at)
+	f, err := p.number()
 	if err != nil {
 		return 0, err
 	}
 	if f < 0 || f != math.Trunc(f) {
-		return 0, p.errAt(at, off, "must be a non-negative integer")
+		return 0, p.errAt(off, "must be a non-negative integer")
 	}
 	return int64(f), nil
 }

@@ -208,7 +208,7 @@ func (id ID) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a string, a number or null.
 func (id *ID) UnmarshalJSON(data []byte) error {
 	p := parser{data: data, maxDepth: 1}
-	v, err := p.id(nil)
+	v, err := p.id()
 	if err == nil {
 		err = p.end()
 	}

@@ -62,54 +62,46 @@ func didYouMean(s string, candidates []string) []string {
 	return []string{fmt.Sprintf("did you mean %q?", best)}
 }
 
-// path is a JSON path under construction, kept on the stack while decoding so
-// the common case (no error) builds no strings.
-type path struct {
-	parent *path
-	key    string
-	index  int // used when key is ""
-	isIdx  bool
+// under prefixes err's path with the object key it was found under, as the
+// error travels out of nested values: "uri" under "[1]" under "files" under
+// "params" reads params.files[1].uri.
+func under(err error, key string) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return err
+	}
+	seg := key
+	if !isPlainKey(key) {
+		seg = "[" + strconv.Quote(key) + "]"
+	}
+	switch {
+	case e.Path == "":
+		e.Path = seg
+	case e.Path[0] == '[':
+		e.Path = seg + e.Path
+	default:
+		e.Path = seg + "." + e.Path
+	}
+	return e
 }
 
-func (p *path) field(k string) path { return path{parent: p, key: k} }
-func (p *path) elem(i int) path     { return path{parent: p, index: i, isIdx: true} }
-
-func (p *path) String() string {
-	if p == nil {
-		return ""
+// underIndex prefixes err's path with an array index.
+func underIndex(err error, i int) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return err
 	}
-	var parts []*path
-	for q := p; q != nil; q = q.parent {
-		if q.key != "" || q.isIdx {
-			parts = append(parts, q)
-		}
+	seg := "[" + strconv.Itoa(i) + "]"
+	if e.Path == "" || e.Path[0] == '[' {
+		e.Path = seg + e.Path
+	} else {
+		e.Path = seg + "." + e.Path
 	}
-	var b strings.Builder
-	for i := len(parts) - 1; i >= 0; i-- {
-		q := parts[i]
-		switch {
-		case q.isIdx:
-			b.WriteString("[")
-			b.WriteString(strconv.Itoa(q.index))
-			b.WriteString("]")
-		case isPlainKey(q.key):
-			if b.Len() > 0 {
-				b.WriteString(".")
-			}
-			b.WriteString(q.key)
-		default:
-			b.WriteString("[")
-			b.WriteString(strconv.Quote(q.key))
-			b.WriteString("]")
-		}
-	}
-	return b.String()
+	return e
 }
 
 func joinPath(base, key string) string {
-	p := path{key: base}
-	q := p.field(key)
-	return q.String()
+	return under(&Error{Path: key}, base).(*Error).Path
 }
 
 func isPlainKey(k string) bool {

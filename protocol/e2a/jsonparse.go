@@ -22,8 +22,11 @@ type parser struct {
 	maxDepth int
 }
 
-func (p *parser) errAt(at *path, off int, format string, args ...any) *Error {
-	e := errorf(at.String(), format, args...)
+// errAt makes an error at a byte offset. Its path is filled in on the way out:
+// members and array prefix the key or index the problem was found under, so
+// the decoder builds no path strings unless something is wrong.
+func (p *parser) errAt(off int, format string, args ...any) *Error {
+	e := errorf("", format, args...)
 	e.Offset = off
 	return e
 }
@@ -75,56 +78,56 @@ func (p *parser) kindAt() string {
 func (p *parser) end() error {
 	p.skipSpace()
 	if p.pos < len(p.data) {
-		return p.errAt(nil, p.pos, "invalid JSON: unexpected %q after the value", p.data[p.pos])
+		return p.errAt(p.pos, "invalid JSON: unexpected %q after the value", p.data[p.pos])
 	}
 	return nil
 }
 
 // value reads any JSON value.
-func (p *parser) value(at *path) (any, error) {
+func (p *parser) value() (any, error) {
 	switch c := p.peek(); c {
 	case '{':
-		return p.object(at)
+		return p.object()
 	case '[':
-		return p.array(at)
+		return p.array()
 	case '"':
-		return p.str(at)
+		return p.str()
 	case 't', 'f':
-		return p.boolean(at)
+		return p.boolean()
 	case 'n':
-		return nil, p.null(at)
+		return nil, p.null()
 	case 0:
-		return nil, p.errAt(at, p.pos, "invalid JSON: unexpected end of input")
+		return nil, p.errAt(p.pos, "invalid JSON: unexpected end of input")
 	default:
 		if c == '-' || c >= '0' && c <= '9' {
-			return p.number(at)
+			return p.number()
 		}
-		return nil, p.errAt(at, p.pos, "invalid JSON: unexpected %q", c)
+		return nil, p.errAt(p.pos, "invalid JSON: unexpected %q", c)
 	}
 }
 
-func (p *parser) literal(at *path, word string) error {
+func (p *parser) literal(word string) error {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return p.errAt(at, p.pos, "invalid JSON: expected %s", word)
+		return p.errAt(p.pos, "invalid JSON: expected %s", word)
 	}
 	p.pos += len(word)
 	return nil
 }
 
-func (p *parser) null(at *path) error { return p.literal(at, "null") }
+func (p *parser) null() error { return p.literal("null") }
 
-func (p *parser) boolean(at *path) (bool, error) {
+func (p *parser) boolean() (bool, error) {
 	if p.peek() == 't' {
-		return true, p.literal(at, "true")
+		return true, p.literal("true")
 	}
-	return false, p.literal(at, "false")
+	return false, p.literal("false")
 }
 
 // enter and leave bound nesting.
-func (p *parser) enter(at *path) error {
+func (p *parser) enter() error {
 	p.depth++
 	if p.depth > p.maxDepth {
-		return p.errAt(at, p.pos, "nested deeper than %d levels", p.maxDepth)
+		return p.errAt(p.pos, "nested deeper than %d levels", p.maxDepth)
 	}
 	return nil
 }
@@ -132,19 +135,21 @@ func (p *parser) enter(at *path) error {
 func (p *parser) leave() { p.depth-- }
 
 // members calls fn for each member of the object at the current position, with
-// the parser at the member's value; fn must consume the value. Duplicate keys
-// are an error.
-func (p *parser) members(at *path, fn func(key string, keyOff int) error) error {
+// the parser at the member's value; fn must consume the value. key aliases the
+// input when it has no escapes (switch on string(key) costs no allocation).
+// Duplicate keys are an error: keeping the last, as encoding/json does, would
+// let a value slip past a checker that read the first.
+func (p *parser) members(fn func(key []byte, keyOff int) error) error {
 	if p.peek() != '{' {
-		return p.errAt(at, p.pos, "must be an object, got %s", p.kindAt())
+		return p.errAt(p.pos, "must be an object, got %s", p.kindAt())
 	}
-	if err := p.enter(at); err != nil {
+	if err := p.enter(); err != nil {
 		return err
 	}
 	defer p.leave()
 	p.pos++
 	var seen map[string]struct{}
-	var first [8]string // small objects check duplicates without a map
+	var first [32][]byte // objects of up to 32 keys (every envelope) check duplicates without a map
 	n := 0
 	if p.peek() == '}' {
 		p.pos++
@@ -152,46 +157,42 @@ func (p *parser) members(at *path, fn func(key string, keyOff int) error) error 
 	}
 	for {
 		if p.peek() != '"' {
-			return p.errAt(at, p.pos, "invalid JSON: expected a key")
+			return p.errAt(p.pos, "invalid JSON: expected a key")
 		}
 		off := p.pos
-		key, err := p.str(at)
+		key, err := p.strBytes()
 		if err != nil {
 			return err
 		}
 		dup := false
-		if seen == nil {
-			for _, k := range first[:min(n, len(first))] {
-				if k == key {
-					dup = true
-				}
+		switch {
+		case n < len(first):
+			for _, k := range first[:n] {
+				dup = dup || bytes.Equal(k, key)
 			}
-			if n < len(first) {
-				first[n] = key
-			} else {
-				seen = make(map[string]struct{}, 2*len(first))
-				for _, k := range first {
-					seen[k] = struct{}{}
-				}
+			first[n] = key
+		case seen == nil:
+			seen = make(map[string]struct{}, 2*len(first))
+			for _, k := range first {
+				seen[string(k)] = struct{}{}
 			}
-		}
-		if seen != nil {
-			if _, dup = seen[key]; !dup {
-				seen[key] = struct{}{}
+			fallthrough
+		default:
+			if _, dup = seen[string(key)]; !dup {
+				seen[string(key)] = struct{}{}
 			}
 		}
 		n++
 		if dup {
-			kp := at.field(key)
-			return p.errAt(&kp, off, "duplicate key")
+			return under(p.errAt(off, "duplicate key"), string(key))
 		}
 		if p.peek() != ':' {
-			return p.errAt(at, p.pos, "invalid JSON: expected ':' after a key")
+			return p.errAt(p.pos, "invalid JSON: expected ':' after a key")
 		}
 		p.pos++
 		p.skipSpace() // fn sees the value's own offset
 		if err := fn(key, off); err != nil {
-			return err
+			return under(err, string(key))
 		}
 		switch p.peek() {
 		case ',':
@@ -200,18 +201,17 @@ func (p *parser) members(at *path, fn func(key string, keyOff int) error) error 
 			p.pos++
 			return nil
 		default:
-			return p.errAt(at, p.pos, "invalid JSON: expected ',' or '}'")
+			return p.errAt(p.pos, "invalid JSON: expected ',' or '}'")
 		}
 	}
 }
 
 // object reads an object as a map.
-func (p *parser) object(at *path) (map[string]any, error) {
+func (p *parser) object() (map[string]any, error) {
 	m := map[string]any{}
-	err := p.members(at, func(key string, _ int) error {
-		kp := at.field(key)
-		v, err := p.value(&kp)
-		m[key] = v
+	err := p.members(func(key []byte, _ int) error {
+		v, err := p.value()
+		m[string(key)] = v
 		return err
 	})
 	if err != nil {
@@ -221,22 +221,22 @@ func (p *parser) object(at *path) (map[string]any, error) {
 }
 
 // objectOrNull reads an object, returning nil for null and for {}.
-func (p *parser) objectOrNull(at *path) (map[string]any, error) {
+func (p *parser) objectOrNull() (map[string]any, error) {
 	if p.peek() == 'n' {
-		return nil, p.null(at)
+		return nil, p.null()
 	}
-	m, err := p.object(at)
+	m, err := p.object()
 	if len(m) == 0 {
 		m = nil
 	}
 	return m, err
 }
 
-func (p *parser) array(at *path) ([]any, error) {
+func (p *parser) array() ([]any, error) {
 	if p.peek() != '[' {
-		return nil, p.errAt(at, p.pos, "must be an array, got %s", p.kindAt())
+		return nil, p.errAt(p.pos, "must be an array, got %s", p.kindAt())
 	}
-	if err := p.enter(at); err != nil {
+	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	defer p.leave()
@@ -247,10 +247,9 @@ func (p *parser) array(at *path) ([]any, error) {
 		return out, nil
 	}
 	for i := 0; ; i++ {
-		ep := at.elem(i)
-		v, err := p.value(&ep)
+		v, err := p.value()
 		if err != nil {
-			return nil, err
+			return nil, underIndex(err, i)
 		}
 		out = append(out, v)
 		switch p.peek() {
@@ -260,50 +259,56 @@ func (p *parser) array(at *path) ([]any, error) {
 			p.pos++
 			return out, nil
 		default:
-			return nil, p.errAt(at, p.pos, "invalid JSON: expected ',' or ']'")
+			return nil, p.errAt(p.pos, "invalid JSON: expected ',' or ']'")
 		}
 	}
 }
 
 // str reads a string. Invalid UTF-8 is an error (it would otherwise be replaced
 // silently); a lone surrogate escape becomes U+FFFD, as encoding/json does.
-func (p *parser) str(at *path) (string, error) {
+func (p *parser) str() (string, error) {
+	b, err := p.strBytes()
+	return string(b), err
+}
+
+// strBytes reads a string's bytes: a slice of the input when it has no escapes
+// and is plain ASCII (no copy), else a decoded copy.
+func (p *parser) strBytes() ([]byte, error) {
 	if p.peek() != '"' {
-		return "", p.errAt(at, p.pos, "must be a string, got %s", p.kindAt())
+		return nil, p.errAt(p.pos, "must be a string, got %s", p.kindAt())
 	}
 	start := p.pos + 1
 	plain := true
-	i := start
-	for ; i < len(p.data); i++ {
+	for i := start; i < len(p.data); i++ {
 		c := p.data[i]
 		switch {
 		case c == '"':
 			raw := p.data[start:i]
 			p.pos = i + 1
 			if plain {
-				return string(raw), nil
+				return raw, nil
 			}
-			return p.unescape(at, raw, start)
+			return p.unescape(raw, start)
 		case c == '\\':
 			plain = false
 			i++
 		case c < 0x20:
-			return "", p.errAt(at, i, "invalid JSON: control character in a string")
+			return nil, p.errAt(i, "invalid JSON: control character in a string")
 		case c >= 0x80:
 			plain = false
 		}
 	}
-	return "", p.errAt(at, start-1, "invalid JSON: unterminated string")
+	return nil, p.errAt(start-1, "invalid JSON: unterminated string")
 }
 
-func (p *parser) unescape(at *path, raw []byte, base int) (string, error) {
+func (p *parser) unescape(raw []byte, base int) ([]byte, error) {
 	b := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		if c >= 0x80 {
 			r, size := utf8.DecodeRune(raw[i:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.errAt(at, base+i, "invalid UTF-8 in a string")
+				return nil, p.errAt(base+i, "invalid UTF-8 in a string")
 			}
 			b = append(b, raw[i:i+size]...)
 			i += size
@@ -315,7 +320,7 @@ func (p *parser) unescape(at *path, raw []byte, base int) (string, error) {
 			continue
 		}
 		if i+1 >= len(raw) {
-			return "", p.errAt(at, base+i, "invalid JSON: bad escape")
+			return nil, p.errAt(base+i, "invalid JSON: bad escape")
 		}
 		switch raw[i+1] {
 		case '"', '\\', '/':
@@ -333,7 +338,7 @@ func (p *parser) unescape(at *path, raw []byte, base int) (string, error) {
 		case 'u':
 			r, ok := hex4(raw[i+2:])
 			if !ok {
-				return "", p.errAt(at, base+i, "invalid JSON: bad \\u escape")
+				return nil, p.errAt(base+i, "invalid JSON: bad \\u escape")
 			}
 			i += 6
 			if utf16.IsSurrogate(r) {
@@ -351,11 +356,11 @@ func (p *parser) unescape(at *path, raw []byte, base int) (string, error) {
 			b = utf8.AppendRune(b, r)
 			continue
 		default:
-			return "", p.errAt(at, base+i, "invalid JSON: bad escape \\%c", raw[i+1])
+			return nil, p.errAt(base+i, "invalid JSON: bad escape \\%c", raw[i+1])
 		}
 		i += 2
 	}
-	return string(b), nil
+	return b, nil
 }
 
 func hex4(b []byte) (rune, bool) {
@@ -383,7 +388,7 @@ func hex4(b []byte) (rune, bool) {
 const maxExactInt = 1 << 53
 
 // numberText scans a JSON number and returns its text.
-func (p *parser) numberText(at *path) ([]byte, bool, error) {
+func (p *parser) numberText() ([]byte, bool, error) {
 	start := p.pos
 	i := start
 	d := p.data
@@ -398,7 +403,7 @@ func (p *parser) numberText(at *path) ([]byte, bool, error) {
 			i++
 		}
 	default:
-		return nil, false, p.errAt(at, start, "invalid JSON: bad number")
+		return nil, false, p.errAt(start, "invalid JSON: bad number")
 	}
 	integral := true
 	if i < len(d) && d[i] == '.' {
@@ -409,7 +414,7 @@ func (p *parser) numberText(at *path) ([]byte, bool, error) {
 			i++
 		}
 		if i == j {
-			return nil, false, p.errAt(at, start, "invalid JSON: bad number")
+			return nil, false, p.errAt(start, "invalid JSON: bad number")
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -423,7 +428,7 @@ func (p *parser) numberText(at *path) ([]byte, bool, error) {
 			i++
 		}
 		if i == j {
-			return nil, false, p.errAt(at, start, "invalid JSON: bad number")
+			return nil, false, p.errAt(start, "invalid JSON: bad number")
 		}
 	}
 	p.pos = i
@@ -432,9 +437,9 @@ func (p *parser) numberText(at *path) ([]byte, bool, error) {
 
 // number reads a number as a float64. An integer a float64 cannot hold exactly
 // is an error rather than a silent rounding.
-func (p *parser) number(at *path) (float64, error) {
+func (p *parser) number() (float64, error) {
 	start := p.pos
-	text, integral, err := p.numberText(at)
+	text, integral, err := p.numberText()
 	if err != nil {
 		return 0, err
 	}
@@ -453,10 +458,10 @@ func (p *parser) number(at *path) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil || math.IsInf(f, 0) {
-		return 0, p.errAt(at, start, "number %s is out of range", text)
+		return 0, p.errAt(start, "number %s is out of range", text)
 	}
 	if integral && !exactFloat(string(text), f) {
-		return 0, p.errAt(at, start, "integer %s is beyond 2^53 and would not read back as written; send it as a string", text)
+		return 0, p.errAt(start, "integer %s is beyond 2^53 and would not read back as written; send it as a string", text)
 	}
 	return f, nil
 }

@@ -244,7 +244,7 @@ func (r redactor) value(v any) any {
 		return nil
 	}
 	p := parser{data: w.b, maxDepth: 1 << 10}
-	plain, err := p.value(nil)
+	plain, err := p.value()
 	if err != nil {
 		return nil
 	}

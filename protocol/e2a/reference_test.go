@@ -362,7 +362,7 @@ func randomEnvelope(rng *rand.Rand) *e2a.Envelope {
 		RequestID: maybe(rng), JSONRPCID: randomID(rng), CorrelationID: maybe(rng), TaskID: maybe(rng), ContextID: maybe(rng),
 		SessionID: maybe(rng), MessageID: maybe(rng), Timestamp: randomTime(rng),
 		IdentityOrigin: []e2a.IdentityOrigin{"", "user", "agent", "system", "service"}[rng.IntN(5)],
-		Channel: maybe(rng), UserID: maybe(rng), ChatID: maybe(rng), SourceAgentID: maybe(rng), Method: maybe(rng),
+		Channel:        maybe(rng), UserID: maybe(rng), ChatID: maybe(rng), SourceAgentID: maybe(rng), Method: maybe(rng),
 		Params: randomMap(rng, 0), IsStream: rng.IntN(2) == 0, ChannelContext: randomMap(rng, 0),
 		A2AMetadata: randomMap(rng, 0), ACPMeta: randomMap(rng, 0),
 	}
