@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/expr-lang/expr v1.17.8
+	github.com/goccy/go-yaml v1.19.2
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/time v0.16.0
