@@ -68,44 +68,55 @@ func LoadKey(src KeySource) (LoadedKey, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return LoadedKey{}, keyError(src.What, path, err)
 	}
-	b, err = createKeyFile(src.Dir, path, src.GenLen)
+	b, created, err := createKeyFile(src.Dir, path, src.GenLen)
 	if err != nil {
 		return LoadedKey{}, keyError(src.What, path, err)
 	}
 	if err := checkLen(b, src.MinLen, src.MaxLen); err != nil {
 		return LoadedKey{}, keyError(src.What, path, err)
 	}
-	return LoadedKey{Bytes: b, Origin: path, Created: true}, nil
+	return LoadedKey{Bytes: b, Origin: path, Created: created}, nil
 }
 
-// ReadKeyFile reads and decodes the key in path. It refuses a file that group
-// or others may access (on systems with Unix permissions), a file that is not
-// a regular file, and a key whose decoded length is outside [min, max]. A
+// ReadKeyFile reads and decodes the key in path (ReadSecretFile, then
+// DecodeKey). A key whose decoded length is outside [min, max] is refused. A
 // missing file is an error wrapping fs.ErrNotExist.
 func ReadKeyFile(path string, min, max int) ([]byte, error) {
-	st, err := os.Stat(path) // follows symlinks: mounted secrets are often links
+	text, err := ReadSecretFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return decodeKeyLen(text, min, max)
+}
+
+// ReadSecretFile reads a small secret file: it refuses a file that group or
+// others may access (on systems with Unix permissions), a file that is not a
+// regular file, and one larger than 1 KiB. White space around the secret is
+// dropped. Errors never hold the content.
+func ReadSecretFile(path string) (string, error) {
+	st, err := os.Stat(path) // follows symlinks: mounted secrets are often links
+	if err != nil {
+		return "", err
+	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("is not a regular file")
+		return "", fmt.Errorf("is not a regular file")
 	}
 	if perm := st.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
-		return nil, fmt.Errorf("has mode %#o; it must be readable by its owner only (chmod 600 %s)", perm, path)
+		return "", fmt.Errorf("has mode %#o; it must be readable by its owner only (chmod 600 %s)", perm, path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer f.Close()
 	raw, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if len(raw) > maxKeyFileBytes {
-		return nil, fmt.Errorf("is larger than %d bytes; it does not hold a key", maxKeyFileBytes)
+		return "", fmt.Errorf("is larger than %d bytes; it does not hold a key", maxKeyFileBytes)
 	}
-	return decodeKeyLen(string(raw), min, max)
+	return strings.TrimSpace(string(raw)), nil
 }
 
 // DecodeKey decodes key text: surrounding white space is ignored; text made
@@ -164,42 +175,46 @@ func isHex(s string) bool {
 // written to a temporary file first and linked into place, so a concurrent
 // starter either wins or reads the complete key of the one that did, never a
 // half-written file.
-func createKeyFile(dir, path string, n int) ([]byte, error) {
+func createKeyFile(dir, path string, n int) (key []byte, created bool, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	key := make([]byte, n)
+	key = make([]byte, n)
 	if _, err := rand.Read(key); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	tmp, err := os.CreateTemp(dir, ".key-*.tmp")
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if _, err := tmp.WriteString(EncodeKey(key) + "\n"); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
+	if err := writeSynced(tmp, EncodeKey(key)+"\n"); err != nil {
+		return nil, false, err
 	}
 	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return ReadKeyFile(path, 0, maxKeyFileBytes)
+		if errors.Is(err, fs.ErrExist) { // another starter won: use its key
+			key, err = ReadKeyFile(path, 0, maxKeyFileBytes)
+			return key, false, err
 		}
-		return nil, err
+		return nil, false, err
 	}
 	syncDir(dir)
-	return key, nil
+	return key, true, nil
+}
+
+// writeSynced makes f owner-only, writes text, syncs and closes it.
+func writeSynced(f *os.File, text string) error {
+	err := f.Chmod(0o600)
+	if err == nil {
+		_, err = f.WriteString(text)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // syncDir makes the new directory entry durable where the system allows it.

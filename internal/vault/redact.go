@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Redaction marks what was scrubbed.
@@ -28,7 +29,10 @@ const (
 // It is immutable and safe for concurrent use; the zero value and nil scrub
 // nothing.
 type Redactor struct {
-	values   []string
+	values []string
+	// The replacer is built on first use: an execution that resolves
+	// credentials but never has anything to scrub does not pay for it.
+	once     sync.Once
 	replacer *strings.Replacer
 }
 
@@ -55,13 +59,17 @@ func (r *Redactor) With(values ...string) *Redactor {
 			all = append(all, v)
 		}
 	}
-	out := &Redactor{values: all}
-	if len(all) == 0 {
-		return out
+	return &Redactor{values: all}
+}
+
+// build makes the replacer of every form of every value.
+func (r *Redactor) build() {
+	if len(r.values) == 0 {
+		return
 	}
 	seen := map[string]bool{}
 	var pats []string
-	for _, v := range all {
+	for _, v := range r.values {
 		for _, f := range forms(v) {
 			if len(f) >= MinRedactLen && !seen[f] {
 				seen[f] = true
@@ -76,8 +84,16 @@ func (r *Redactor) With(values ...string) *Redactor {
 	for _, p := range pats {
 		args = append(args, p, Redaction)
 	}
-	out.replacer = strings.NewReplacer(args...)
-	return out
+	r.replacer = strings.NewReplacer(args...)
+}
+
+// active returns the replacer, building it once; nil scrubs nothing.
+func (r *Redactor) active() *strings.Replacer {
+	if r == nil {
+		return nil
+	}
+	r.once.Do(r.build)
+	return r.replacer
 }
 
 func forms(v string) []string {
@@ -123,19 +139,21 @@ func (r *Redactor) Len() int {
 
 // Scrub returns s with every form of every value replaced by Redaction.
 func (r *Redactor) Scrub(s string) string {
-	if r == nil || r.replacer == nil {
+	rep := r.active()
+	if rep == nil {
 		return s
 	}
-	return r.replacer.Replace(s)
+	return rep.Replace(s)
 }
 
 // ScrubBytes scrubs b, returning b itself when there is nothing to scrub.
 func (r *Redactor) ScrubBytes(b []byte) []byte {
-	if r == nil || r.replacer == nil {
+	rep := r.active()
+	if rep == nil {
 		return b
 	}
 	s := string(b)
-	if out := r.replacer.Replace(s); out != s {
+	if out := rep.Replace(s); out != s {
 		return []byte(out)
 	}
 	return b

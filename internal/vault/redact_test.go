@@ -145,3 +145,16 @@ func FuzzRedactor(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactorConcurrentFirstUse(t *testing.T) {
+	r := vault.NewRedactor("concurrent-secret-1")
+	done := make(chan string)
+	for range 8 {
+		go func() { done <- r.Scrub("x concurrent-secret-1 y") }()
+	}
+	for range 8 {
+		if got := <-done; got != "x "+vault.Redaction+" y" {
+			t.Fatalf("got %q", got)
+		}
+	}
+}

@@ -1,0 +1,339 @@
+package config_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ratelimit"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func noEnv(string) (string, bool) { return "", false }
+
+func env(kv map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
+}
+
+func TestDefaults(t *testing.T) {
+	c := config.Defaults()
+	want := config.Config{
+		Addr:    "127.0.0.1:8080",
+		DataDir: "./sluice-data",
+		Log:     config.Log{Level: "info", Format: "text"},
+		Server: config.Server{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+			WriteTimeout: 90 * time.Second, IdleTimeout: 2 * time.Minute, ShutdownGrace: 30 * time.Second},
+		MaxBodyBytes: 2 << 20,
+		Egress:       config.Egress{AllowPrivate: []string{}},
+		Limits: config.Limits{MaxOperations: 20, MaxExecutionTime: 30 * time.Second, MaxLoopIterations: 1000,
+			MaxDocumentBytes: 1 << 20, MaxResponseBytes: 10 << 20, AsyncExecutionTime: time.Hour},
+		RateLimits: config.RateLimits{RequestsPerMinute: 60, RequestsPerHour: 1000, RequestsPerDay: 10000,
+			APICallsPerMinute: 30, APICallsPerHour: 500, MaxConcurrentExecutions: 10, FlushInterval: 10 * time.Second},
+		Workers: 16,
+		Session: config.Session{TTL: time.Hour},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
+	}
+	if c.RateLimits.Limits() != ratelimit.DefaultLimits() {
+		t.Fatalf("config and ratelimit disagree on the defaults: %+v vs %+v", c.RateLimits.Limits(), ratelimit.DefaultLimits())
+	}
+	if c.Log.SlogLevel() != slog.LevelInfo {
+		t.Fatal("SlogLevel")
+	}
+	// Zero config: no file, no environment.
+	loaded, err := config.Load(config.Options{LookupEnv: noEnv})
+	if err != nil || !reflect.DeepEqual(*loaded, want) {
+		t.Fatalf("Load without a file: %+v %v", loaded, err)
+	}
+	// The defaults file parses to the defaults.
+	parsed, err := config.Parse("defaults.yaml", config.DefaultsYAML())
+	if err != nil || !reflect.DeepEqual(*parsed, want) {
+		t.Fatalf("DefaultsYAML: %v", err)
+	}
+	// Defaults hands out copies.
+	c.Egress.AllowPrivate = append(c.Egress.AllowPrivate, "10.0.0.1")
+	if len(config.Defaults().Egress.AllowPrivate) != 0 {
+		t.Fatal("Defaults must not share its slices")
+	}
+}
+
+func TestParseFullFile(t *testing.T) {
+	src := `
+addr: ":9090"
+data_dir: /var/lib/sluice
+log: {level: debug, format: json}
+server:
+  read_header_timeout: 5s
+  read_timeout: 30s
+  write_timeout: 2m
+  idle_timeout: 1m
+  shutdown_grace: 0s
+max_body_bytes: 3MiB
+egress:
+  allow_private:
+    - 10.0.0.0/8
+    - "[::1]:8080"
+    - db.internal
+limits:
+  max_operations: 50
+  max_execution_time: 60000   # milliseconds, as the A2E spec writes it
+  max_loop_iterations: 5000
+  max_document_bytes: 2MB
+  max_response_bytes: 1048576
+  async_execution_time: |-
+    2h
+rate_limits:
+  requests_per_minute: -1
+  requests_per_hour: 5000
+  requests_per_day: 50000
+  api_calls_per_minute: 100
+  api_calls_per_hour: 2000
+  max_concurrent_executions: 4
+  flush_interval: 30s
+workers: 2
+session:
+  ttl: 24h
+metrics:
+  enabled: true
+`
+	c, err := config.Parse("full.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":9090" || c.Log.Format != "json" || c.Log.SlogLevel() != slog.LevelDebug || c.Server.ShutdownGrace != 0 ||
+		c.MaxBodyBytes != 3<<20 || len(c.Egress.AllowPrivate) != 3 || c.Limits.MaxExecutionTime != time.Minute ||
+		c.Limits.MaxDocumentBytes != 2_000_000 || c.Limits.AsyncExecutionTime != 2*time.Hour ||
+		c.RateLimits.RequestsPerMinute != -1 || c.RateLimits.MaxConcurrentExecutions != 4 || c.Workers != 2 ||
+		c.Session.TTL != 24*time.Hour || !c.Metrics.Enabled {
+		t.Fatalf("parsed %+v", c)
+	}
+	if p := c.Egress.Policy(); len(p.AllowPrivate) != 3 || p.Validate() != nil {
+		t.Fatalf("egress policy %+v", p)
+	}
+	if l := c.RateLimits.Limits(); l.RequestsPerMinute != -1 || l.APICallsPerHour != 2000 {
+		t.Fatalf("rate limits %+v", l)
+	}
+	// An empty file, and one with only comments, are the defaults.
+	for _, src := range []string{"", "# nothing\n", "log:\n"} {
+		c, err := config.Parse("empty.yaml", []byte(src))
+		if err != nil || !reflect.DeepEqual(*c, config.Defaults()) {
+			t.Fatalf("%q: %v", src, err)
+		}
+	}
+}
+
+// TestErrorGolden compares the error of each file in testdata/errors with its
+// .golden file; go test -update rewrites them.
+func TestErrorGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/errors/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no golden inputs")
+	}
+	for _, in := range files {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = config.Parse(filepath.Base(in), src)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			fe, ok := fault.As(err)
+			if !ok || fe.Kind != fault.Invalid {
+				t.Fatalf("want an Invalid fault, got %v", err)
+			}
+			got := fe.Message + "\n"
+			golden := strings.TrimSuffix(in, ".yaml") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if got != string(want) {
+				t.Fatalf("got\n%s\nwant\n%s", got, want)
+			}
+			if strings.Contains(got, "do-not-put-secrets-here") {
+				t.Fatal("a refused admin_key must not be echoed")
+			}
+			problems, _ := fe.Details["problems"].([]config.Problem)
+			if len(problems) == 0 {
+				t.Fatal("the problems must be in Details")
+			}
+			for _, p := range problems {
+				if p.Line == 0 || p.Column == 0 || p.File != filepath.Base(in) {
+					t.Errorf("problem without a file position: %+v", p)
+				}
+			}
+		})
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sluice.yaml")
+	if err := os.WriteFile(file, []byte("addr: 127.0.0.1:7000\nworkers: 3\nlog:\n  level: warn\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(config.Options{LookupEnv: env(map[string]string{
+		"SLUICE_CONFIG":               file,
+		"SLUICE_ADDR":                 "0.0.0.0:8443",
+		"SLUICE_DATA":                 "/data",
+		"SLUICE_LOG_FORMAT":           "json",
+		"SLUICE_MAX_BODY_BYTES":       "4MiB",
+		"SLUICE_EGRESS_ALLOW_PRIVATE": "10.0.0.0/8, localhost:9000,",
+		"SLUICE_SESSION_TTL":          "2h",
+		"SLUICE_METRICS":              "true",
+		"SLUICE_WORKERS":              "  ", // blank: unset
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "0.0.0.0:8443" || c.DataDir != "/data" || c.Log.Level != "warn" || c.Log.Format != "json" ||
+		c.MaxBodyBytes != 4<<20 || !reflect.DeepEqual(c.Egress.AllowPrivate, []string{"10.0.0.0/8", "localhost:9000"}) ||
+		c.Session.TTL != 2*time.Hour || !c.Metrics.Enabled || c.Workers != 3 {
+		t.Fatalf("loaded %+v", c)
+	}
+	_, err = config.Load(config.Options{Path: file, LookupEnv: env(map[string]string{
+		"SLUICE_WORKERS":              "many",
+		"SLUICE_METRICS":              "perhaps",
+		"SLUICE_SESSION_TTL":          "1 hour",
+		"SLUICE_LOG_LEVEL":            "loud",
+		"SLUICE_EGRESS_ALLOW_PRIVATE": "10.0.0.0/40",
+	})})
+	want := []string{
+		`SLUICE_WORKERS: workers: want an integer, got "many"`,
+		`SLUICE_SESSION_TTL: session.ttl: want a duration such as "30s", "5m" or "1h", got "1 hour"`,
+		`SLUICE_METRICS: metrics.enabled: want true or false, got "perhaps"`,
+		`SLUICE_LOG_LEVEL: log.level: must be one of debug, info, warn, error, got "loud"`,
+		`SLUICE_EGRESS_ALLOW_PRIVATE: egress.allow_private: "10.0.0.0/40" is not a CIDR`,
+	}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v\n does not say %s", err, w)
+		}
+	}
+	if _, err := config.Load(config.Options{Path: filepath.Join(dir, "missing.yaml"), LookupEnv: noEnv}); err == nil ||
+		!strings.Contains(err.Error(), "missing.yaml does not exist") {
+		t.Fatalf("missing file: %v", err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	_ = os.WriteFile(big, bytes.Repeat([]byte("# padding\n"), 200_000), 0o644)
+	if _, err := config.Load(config.Options{Path: big, LookupEnv: noEnv}); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("big file: %v", err)
+	}
+}
+
+func TestAdminKey(t *testing.T) {
+	dir := t.TempDir()
+	const key = "admin-0123456789abcdef0123456789abcdef"
+	keyFile := filepath.Join(dir, "admin.key")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	openFile := filepath.Join(dir, "open.key")
+	_ = os.WriteFile(openFile, []byte(key), 0o644)
+	_ = os.Chmod(openFile, 0o644)
+	cases := []struct {
+		name string
+		file string // config file text
+		env  map[string]string
+		want string // "" success, else a substring of the error
+	}{
+		{"from env", "", map[string]string{"SLUICE_ADMIN_KEY": key}, ""},
+		{"from file", "admin_key_file: " + keyFile + "\n", nil, ""},
+		{"from env file", "", map[string]string{"SLUICE_ADMIN_KEY_FILE": keyFile}, ""},
+		{"both", "admin_key_file: " + keyFile + "\n", map[string]string{"SLUICE_ADMIN_KEY": key},
+			"admin_key_file: set SLUICE_ADMIN_KEY or admin_key_file, not both"},
+		{"short", "", map[string]string{"SLUICE_ADMIN_KEY": "short-key"}, "SLUICE_ADMIN_KEY: admin_key: the admin key has 9 characters; it needs at least 32"},
+		{"file readable by others", "admin_key_file: " + openFile + "\n", nil, "has mode 0644"},
+		{"file missing", "admin_key_file: " + filepath.Join(dir, "nope") + "\n", nil, "no such file"},
+		{"none", "", nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sluice.yaml")
+			_ = os.WriteFile(path, []byte(c.file), 0o644)
+			cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(c.env)})
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want %q", err, c.want)
+				}
+				if strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "short-key") {
+					t.Fatalf("the error shows the key: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.name == "none" {
+				if cfg.AdminKey.Reveal() != "" || cfg.AdminKey.String() != "[unset]" {
+					t.Fatal("no admin key was set")
+				}
+				return
+			}
+			if cfg.AdminKey.Reveal() != key {
+				t.Fatalf("admin key %q", cfg.AdminKey.Reveal())
+			}
+			var logs bytes.Buffer
+			slog.New(slog.NewJSONHandler(&logs, nil)).Info("config", "config", cfg)
+			j, _ := json.Marshal(cfg)
+			for _, text := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", *cfg), fmt.Sprintf("%#v", cfg), string(j), logs.String()} {
+				if strings.Contains(text, key) {
+					t.Fatalf("the admin key prints: %s", text)
+				}
+			}
+			if !strings.Contains(logs.String(), `"admin_key_set":true`) {
+				t.Fatalf("log line: %s", logs.String())
+			}
+		})
+	}
+}
+
+// FuzzParse checks that no input panics the decoder, that what is accepted is
+// within bounds, and that every problem says where it is.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/errors/*.yaml")
+	for _, s := range seeds {
+		b, _ := os.ReadFile(s)
+		f.Add(b)
+	}
+	f.Add(config.DefaultsYAML())
+	f.Add([]byte("a: &a [*a, *a]\nb: *a\n"))
+	f.Add([]byte("limits: {max_execution_time: 99999999999999999999}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		c, err := config.Parse("fuzz.yaml", src)
+		if err != nil {
+			fe, ok := fault.As(err)
+			if !ok || fe.Kind != fault.Invalid || fe.Message == "" {
+				t.Fatalf("error %v", err)
+			}
+			for _, p := range fe.Details["problems"].([]config.Problem) {
+				if p.Line == 0 && p.Path == "" {
+					t.Fatalf("a problem without position or path: %+v", p)
+				}
+			}
+			return
+		}
+		if c.Workers < 1 || c.Workers > 1024 || c.MaxBodyBytes < c.Limits.MaxDocumentBytes || c.Server.WriteTimeout <= c.Limits.MaxExecutionTime {
+			t.Fatalf("accepted an out-of-bounds config: %+v", c)
+		}
+	})
+}
