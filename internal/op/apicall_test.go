@@ -597,3 +597,15 @@ func TestApiCallMeterCountsAttempts(t *testing.T) {
 		t.Fatalf("%d requests sent, meter asked %v; want 1 sent and 2 asks with the account", up.hits.Load(), asked)
 	}
 }
+
+func TestSecretNeverPrints(t *testing.T) {
+	s := op.Secret{Type: "bearer-token", Value: secret}
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("x", "secret", s)
+	b, _ := json.Marshal(struct{ S op.Secret }{s})
+	for _, out := range []string{fmt.Sprint(s), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s), string(b), logs.String()} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("secret printed: %s", out)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package op
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -63,6 +65,21 @@ func DefaultLimits() Limits {
 type Secret struct {
 	Type  string // bearer-token is sent as "Bearer <value>", others as is
 	Value string
+}
+
+// String, GoString, LogValue and MarshalJSON show the type only, so a Secret
+// that ends up in a log line, an error or a JSON document gives nothing away.
+func (s Secret) String() string { return "Secret(" + s.Type + ", [REDACTED])" }
+
+// GoString is String (for %#v).
+func (s Secret) GoString() string { return s.String() }
+
+// LogValue is String.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// MarshalJSON writes the type only.
+func (s Secret) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]string{"type": s.Type, "value": "[REDACTED]"})
 }
 
 // Vault resolves credential ids to secrets. Callers check the account's grant first.
