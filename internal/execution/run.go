@@ -166,7 +166,7 @@ func (m *Manager) finish(ctx context.Context, rec store.Execution, res *engine.R
 		_, _, err = m.cfg.Store.CreateExecution(ctx, rec)
 		return err
 	}
-	_, err = m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: result, Errors: errs})
+	err = m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: result, Errors: errs})
 	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
 		return nil
 	}

@@ -144,7 +144,7 @@ func (m *Manager) runQueued(ctx context.Context, it Item) {
 		return
 	}
 	if e.Status == store.StatusQueued {
-		if _, err := m.cfg.Store.UpdateExecution(ctx, e.AccountID, e.ID, store.ExecutionUpdate{Status: store.StatusRunning}); err != nil {
+		if err := m.cfg.Store.UpdateExecution(ctx, e.AccountID, e.ID, store.ExecutionUpdate{Status: store.StatusRunning}); err != nil {
 			_ = m.cfg.Queue.Done(ctx, id) // cancelled meanwhile, or gone
 			return
 		}

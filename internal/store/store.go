@@ -240,9 +240,10 @@ type Executions interface {
 	// ListExecutions pages through the account's executions, newest first,
 	// without documents, inputs, results and errors.
 	ListExecutions(ctx context.Context, accountID string, q ExecutionQuery) (execs []Execution, next string, err error)
-	// UpdateExecution sets the status (and result/errors). A final execution is
-	// never changed: that is a Conflict naming its status.
-	UpdateExecution(ctx context.Context, accountID, id string, u ExecutionUpdate) (Execution, error)
+	// UpdateExecution sets the status (and result/errors) of the account's
+	// execution. A final execution is never changed: that is a Conflict naming
+	// its status.
+	UpdateExecution(ctx context.Context, accountID, id string, u ExecutionUpdate) error
 	// ListUnfinished pages through executions of every account whose status is
 	// not final, oldest first, for recovery after a restart. They are complete
 	// (document and input included), so keep such pages small.
@@ -336,9 +337,9 @@ type RateCounter struct {
 type RateCounters interface {
 	// SaveRateCounters stores counters in one write. A counter only grows: a
 	// lower count than the stored one for the same window leaves it (a late
-	// flush never forgets requests). Windows that ended before the latest End
-	// given are dropped as a side effect.
-	SaveRateCounters(ctx context.Context, cs []RateCounter) error
+	// flush never forgets requests). Windows that ended at or before now are
+	// dropped as a side effect.
+	SaveRateCounters(ctx context.Context, now time.Time, cs []RateCounter) error
 	// LoadRateCounters returns the counters whose window has not ended at now.
 	LoadRateCounters(ctx context.Context, now time.Time) ([]RateCounter, error)
 }
