@@ -77,15 +77,20 @@ func (l Limits) check() error {
 		name string
 		v    int
 		max  int
+		rate bool // -1 means no limit
 	}{
-		{"requests_per_minute", l.RequestsPerMinute, 1e9}, {"requests_per_hour", l.RequestsPerHour, 1e9},
-		{"requests_per_day", l.RequestsPerDay, 1e9}, {"api_calls_per_minute", l.APICallsPerMinute, 1e9},
-		{"api_calls_per_hour", l.APICallsPerHour, 1e9}, {"max_concurrent_executions", l.MaxConcurrentExecutions, 10000},
-		{"max_operations", l.MaxOperations, 10000}, {"max_execution_time_ms", l.MaxExecutionTimeMs, 24 * 3600 * 1000},
-		{"max_loop_iterations", l.MaxLoopIterations, 1e6},
+		{"requests_per_minute", l.RequestsPerMinute, 1e9, true}, {"requests_per_hour", l.RequestsPerHour, 1e9, true},
+		{"requests_per_day", l.RequestsPerDay, 1e9, true}, {"api_calls_per_minute", l.APICallsPerMinute, 1e9, true},
+		{"api_calls_per_hour", l.APICallsPerHour, 1e9, true}, {"max_concurrent_executions", l.MaxConcurrentExecutions, 10000, true},
+		{"max_operations", l.MaxOperations, 10000, false}, {"max_execution_time_ms", l.MaxExecutionTimeMs, 24 * 3600 * 1000, false},
+		{"max_loop_iterations", l.MaxLoopIterations, 1e6, false},
 	} {
-		if f.v < 0 || f.v > f.max {
-			return fault.New(fault.Invalid, "limits.%s must be from 0 (the server's default) to %d", f.name, f.max).
+		lowest := 0
+		if f.rate {
+			lowest = -1
+		}
+		if f.v < lowest || f.v > f.max {
+			return fault.New(fault.Invalid, "limits.%s must be from %d to %d (0: the server's default)", f.name, lowest, f.max).
 				WithDetail("path", "limits."+f.name)
 		}
 	}

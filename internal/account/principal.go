@@ -21,7 +21,8 @@ type Principal struct {
 func (p *Principal) Admin() bool { return p.Permissions.CapabilityLevel == policy.LevelAdmin }
 
 // Limits are an account's limits. In the admin API a zero or absent field
-// means the server's default; Resolve fills them in.
+// means the server's default (Resolve fills them in); -1 in a rate or
+// concurrency field means no limit.
 type Limits struct {
 	RequestsPerMinute       int `json:"requests_per_minute,omitempty"`
 	RequestsPerHour         int `json:"requests_per_hour,omitempty"`
@@ -37,7 +38,7 @@ type Limits struct {
 // Resolve fills each zero field of l from def.
 func (l Limits) Resolve(def Limits) Limits {
 	pick := func(v, d int) int {
-		if v > 0 {
+		if v != 0 {
 			return v
 		}
 		return d

@@ -46,6 +46,7 @@ type Service struct {
 
 	mu    sync.Mutex
 	cache map[[32]byte]cached // by SHA-256 of the presented key
+	byID  map[string]cached   // by account id (Principal)
 }
 
 type cached struct {
@@ -61,7 +62,7 @@ func New(cfg Config) *Service {
 	if cfg.Defaults == (Limits{}) {
 		cfg.Defaults = DefaultLimits()
 	}
-	s := &Service{cfg: cfg, cache: map[[32]byte]cached{}}
+	s := &Service{cfg: cfg, cache: map[[32]byte]cached{}, byID: map[string]cached{}}
 	s.auth = &policy.Authenticator{Keys: keyLookup{cfg.Store}, Pepper: cfg.Pepper, Clock: cfg.Clock}
 	return s
 }
@@ -119,8 +120,16 @@ func invalidKey() *fault.Error {
 }
 
 // Principal is the principal of an account by id (asynchronous executions
-// run as their account is when they run). A disabled account is refused.
+// run as their account is when they run; API calls are metered by account).
+// A disabled account is refused. It is cached like authenticated keys.
 func (s *Service) Principal(ctx context.Context, id string) (*Principal, error) {
+	now := s.cfg.Clock.Now()
+	s.mu.Lock()
+	if c, ok := s.byID[id]; ok && now.Before(c.expires) {
+		s.mu.Unlock()
+		return c.p, nil
+	}
+	s.mu.Unlock()
 	a, err := s.cfg.Store.GetAccount(ctx, id)
 	if err != nil {
 		return nil, err
@@ -128,7 +137,17 @@ func (s *Service) Principal(ctx context.Context, id string) (*Principal, error) 
 	if a.Disabled {
 		return nil, fault.New(fault.PermissionDenied, "account %s is disabled", id)
 	}
-	return s.principal(a)
+	p, err := s.principal(a)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.byID) >= maxCachedPrincipals {
+		clear(s.byID)
+	}
+	s.byID[id] = cached{p: p, expires: now.Add(principalTTL)}
+	s.mu.Unlock()
+	return p, nil
 }
 
 func (s *Service) principal(a store.Account) (*Principal, error) {
@@ -153,6 +172,7 @@ func (s *Service) adminPrincipal(ctx context.Context) (*Principal, error) {
 func (s *Service) forget(accountID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.byID, accountID)
 	for k, c := range s.cache {
 		if c.p.ID == accountID {
 			delete(s.cache, k)

@@ -1,16 +1,81 @@
 package cli
 
 import (
+	"fmt"
+	"log/slog"
+	"net"
+
 	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/gateway"
 )
 
+type serveFlags struct {
+	config string
+	addr   string
+	data   string
+}
+
 func newServeCmd(io Stdio) *cobra.Command {
-	return &cobra.Command{
+	var f serveFlags
+	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the A2E server (not yet: the server lands with its own issue)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return fail(ExitFailed, "serve is not built yet; use `sluice run FILE` to execute a workflow locally")
-		},
+		Short: "Run the sluice server (REST API, E2A endpoint, admin API)",
+		Long: `Run the sluice server on embedded defaults: SQLite in the data directory,
+the vault master key and the key pepper created there on first start, and an
+admin key printed once on stderr ("admin key: ...") unless SLUICE_ADMIN_KEY is
+set. Configuration: --config FILE (YAML, see docs/configuration.md) or
+SLUICE_CONFIG, environment overrides (SLUICE_ADDR, SLUICE_DATA, ...), then
+these flags.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, io, f) },
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "YAML configuration file (default $SLUICE_CONFIG, else none)")
+	fl.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080)")
+	fl.StringVar(&f.data, "data", "", "data directory (default ./sluice-data)")
+	return cmd
+}
+
+func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
+	cfg, err := config.Load(config.Options{Path: f.config})
+	if err != nil {
+		return fail(ExitInvalid, "%v", err)
+	}
+	if f.addr != "" {
+		cfg.Addr = f.addr
+	}
+	if f.data != "" {
+		cfg.DataDir = f.data
+	}
+	log := newLogger(io, cfg)
+	ctx := cmd.Context()
+	app, err := gateway.Open(ctx, cfg, gateway.Options{Logger: log})
+	if err != nil {
+		return fail(ExitFailed, "%v", err)
+	}
+	defer app.Close()
+	if app.AdminKey != "" {
+		fmt.Fprintf(io.Err, "admin key: %s\n", app.AdminKey)
+		fmt.Fprintln(io.Err, "(shown once: keep it; set SLUICE_ADMIN_KEY to choose your own)")
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fail(ExitFailed, "listen on %s: %v", cfg.Addr, err)
+	}
+	log.Info("sluice serving", "addr", ln.Addr().String(), "config", cfg)
+	if err := app.Serve(ctx, ln); err != nil {
+		return fail(ExitFailed, "%v", err)
+	}
+	log.Info("sluice stopped")
+	return nil
+}
+
+func newLogger(io Stdio, cfg *config.Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.Log.SlogLevel()}
+	if cfg.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(io.Err, opts))
+	}
+	return slog.New(slog.NewTextHandler(io.Err, opts))
 }

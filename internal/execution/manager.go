@@ -25,30 +25,14 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/workflow"
 )
 
-// Item is a queued execution: its id and its account's.
-type Item struct {
-	ID        string
-	AccountID string
-}
-
-// WorkQueue is the durable queue of asynchronous executions.
-type WorkQueue interface {
-	// Put adds an item; putting an id that is already pending adds nothing.
-	Put(ctx context.Context, it Item) error
-	// Take waits until items are available (or ctx ends) and leases up to n
-	// of them for lease: unless Done, an item is delivered again after that.
-	Take(ctx context.Context, n int, lease time.Duration) ([]Item, error)
-	// Done removes a leased item for good.
-	Done(ctx context.Context, id string) error
-	// Later gives a leased item back, to be delivered again after delay.
-	Later(ctx context.Context, id string, delay time.Duration) error
-	// Extend renews a lease.
-	Extend(ctx context.Context, id string, lease time.Duration) error
-}
+// Topic is the queue topic of asynchronous executions; an item's id is the
+// execution id and its payload the account id.
+const Topic = "executions"
 
 // Accounts gives the account an execution runs as, as it is now: an
 // asynchronous execution runs with the grants its account has when it runs.
@@ -62,7 +46,7 @@ type OperationAudit func(accountID, executionID string, ev engine.Event)
 // Config are the Manager's services and settings.
 type Config struct {
 	Store    store.Store
-	Queue    WorkQueue
+	Queue    queue.Queue
 	Runner   *workflow.Runner
 	Accounts Accounts
 	// Cache is the result cache operations share (engine caching of pure steps).
@@ -71,6 +55,11 @@ type Config struct {
 	Clock  clock.Clock
 	Logger *slog.Logger
 	Audit  OperationAudit // may be nil
+	// Slots takes one of an account's concurrent-execution slots (the rate
+	// limiter's); nil: the Manager counts them itself.
+	Slots func(p *account.Principal) (release func(), err error)
+	// Finished is told each execution's final status (metrics); may be nil.
+	Finished func(status string)
 
 	// Workers bound the asynchronous executions running at once in this
 	// process (default 32); Lease is their queue lease (default 30 s), renewed

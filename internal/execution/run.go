@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/validate"
 	"github.com/sluicehq/sluice/internal/workflow"
@@ -106,7 +107,7 @@ func (m *Manager) submit(ctx context.Context, rec store.Execution) (*Outcome, er
 	if !created {
 		return &Outcome{View: &v}, nil
 	}
-	if err := m.cfg.Queue.Put(context.WithoutCancel(ctx), Item{ID: stored.ID, AccountID: stored.AccountID}); err != nil {
+	if err := m.enqueue(context.WithoutCancel(ctx), stored); err != nil {
 		return nil, err
 	}
 	return &Outcome{View: &v, Queued: true}, nil
@@ -161,6 +162,9 @@ func (m *Manager) finish(ctx context.Context, rec store.Execution, res *engine.R
 	}
 	errs, _ := json.Marshal(res.Errors)
 	status := store.Status(res.Status)
+	if m.cfg.Finished != nil && status.Final() {
+		defer m.cfg.Finished(string(status))
+	}
 	if create {
 		rec.Status, rec.Result, rec.Errors = status, result, errs
 		_, _, err = m.cfg.Store.CreateExecution(ctx, rec)
@@ -192,6 +196,9 @@ func (m *Manager) untrack(id string) {
 
 // acquire takes one of p's concurrent-execution slots.
 func (m *Manager) acquire(p *account.Principal) (func(), error) {
+	if m.cfg.Slots != nil {
+		return m.cfg.Slots(p)
+	}
 	limit := p.Limits.MaxConcurrentExecutions
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -208,4 +215,10 @@ func (m *Manager) acquire(p *account.Principal) (func(), error) {
 			delete(m.active, p.ID)
 		}
 	}, nil
+}
+
+// enqueue puts an execution on the queue; one already there is left as it is.
+func (m *Manager) enqueue(ctx context.Context, e store.Execution) error {
+	_, err := m.cfg.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: e.ID, Payload: []byte(e.AccountID)})
+	return err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/workflow"
 )
@@ -72,7 +73,7 @@ func (m *Manager) recover(ctx context.Context) error {
 			if e.Status == store.StatusWaiting {
 				continue // waits for an answer, not for a worker
 			}
-			if err := m.cfg.Queue.Put(ctx, Item{ID: e.ID, AccountID: e.AccountID}); err != nil {
+			if err := m.enqueue(ctx, e); err != nil {
 				return err
 			}
 		}
@@ -86,12 +87,16 @@ func (m *Manager) recover(ctx context.Context) error {
 // work takes queued executions one at a time until ctx ends.
 func (m *Manager) work(ctx context.Context) {
 	for ctx.Err() == nil {
-		items, err := m.cfg.Queue.Take(ctx, 1, m.cfg.Lease)
+		items, err := m.cfg.Queue.Lease(ctx, Topic, m.cfg.Owner, 1, m.cfg.Lease)
 		if err != nil {
 			if ctx.Err() == nil {
 				m.log.Warn("queue unavailable", "error", fault.From(err))
 				sleep(ctx, time.Second)
 			}
+			continue
+		}
+		if len(items) == 0 {
+			_ = m.cfg.Queue.Wait(ctx, Topic)
 			continue
 		}
 		for _, it := range items {
@@ -110,42 +115,42 @@ func sleep(ctx context.Context, d time.Duration) {
 }
 
 // runQueued runs (or resumes) one leased execution.
-func (m *Manager) runQueued(ctx context.Context, it Item) {
+func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	id := it.ID
-	e, err := m.cfg.Store.GetExecution(ctx, it.AccountID, id)
+	e, err := m.cfg.Store.GetExecution(ctx, string(it.Payload), id)
 	if err != nil {
 		if fe, ok := fault.As(err); ok && fe.Kind == fault.NotFound {
-			_ = m.cfg.Queue.Done(ctx, id) // nothing to run
+			_ = m.cfg.Queue.Ack(ctx, it) // nothing to run
 			return
 		}
 		m.log.Warn("queued execution unreadable", "executionId", id, "error", fault.From(err))
-		_ = m.cfg.Queue.Later(ctx, id, time.Second)
+		_ = m.cfg.Queue.Nack(ctx, it, time.Second)
 		return
 	}
 	if e.Status.Final() || e.Status == store.StatusWaiting {
-		_ = m.cfg.Queue.Done(ctx, id)
+		_ = m.cfg.Queue.Ack(ctx, it)
 		return
 	}
 	p, err := m.cfg.Accounts.Principal(ctx, e.AccountID)
 	if err != nil {
-		m.failQueued(ctx, e, fault.New(fault.PermissionDenied, "the account can no longer run executions"))
+		m.failQueued(ctx, it, e, fault.New(fault.PermissionDenied, "the account can no longer run executions"))
 		return
 	}
 	release, err := m.acquire(p)
 	if err != nil {
-		_ = m.cfg.Queue.Later(ctx, id, 250*time.Millisecond) // at its limit: later
+		_ = m.cfg.Queue.Nack(ctx, it, 250*time.Millisecond) // at its limit: later
 		return
 	}
 	defer release()
 	// The account's grants now, not at submission: a revoked grant stops it.
 	c, report := m.cfg.Runner.Compile(e.Document, Account(p))
 	if report != nil {
-		m.failQueued(ctx, e, report.Err())
+		m.failQueued(ctx, it, e, report.Err())
 		return
 	}
 	if e.Status == store.StatusQueued {
 		if err := m.cfg.Store.UpdateExecution(ctx, e.AccountID, e.ID, store.ExecutionUpdate{Status: store.StatusRunning}); err != nil {
-			_ = m.cfg.Queue.Done(ctx, id) // cancelled meanwhile, or gone
+			_ = m.cfg.Queue.Ack(ctx, it) // cancelled meanwhile, or gone
 			return
 		}
 	}
@@ -153,27 +158,27 @@ func (m *Manager) runQueued(ctx context.Context, it Item) {
 	defer cancel(nil)
 	m.track(e.ID, cancel)
 	defer m.untrack(e.ID)
-	stopRenew := m.renew(runCtx, id)
+	stopRenew := m.renew(runCtx, it)
 	defer stopRenew()
 
 	res, err := m.resume(runCtx, p.ID, c, e)
 	if err != nil {
 		m.log.Error("execution could not resume", "executionId", id, "error", fault.From(err))
-		_ = m.cfg.Queue.Later(ctx, id, 5*time.Second)
+		_ = m.cfg.Queue.Nack(ctx, it, 5*time.Second)
 		return
 	}
 	if errors.Is(context.Cause(runCtx), errShutdown) {
 		// Stopped by the shutdown: it stays running and resumes after the
 		// restart. Hand it back now rather than when the lease runs out.
-		_ = m.cfg.Queue.Later(context.WithoutCancel(ctx), id, 0)
+		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, 0)
 		return
 	}
 	if err := m.finish(context.WithoutCancel(ctx), e, res, false); err != nil {
 		m.log.Error("execution result not stored", "executionId", id, "error", fault.From(err))
-		_ = m.cfg.Queue.Later(context.WithoutCancel(ctx), id, time.Second)
+		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, time.Second)
 		return
 	}
-	_ = m.cfg.Queue.Done(context.WithoutCancel(ctx), id)
+	_ = m.cfg.Queue.Ack(context.WithoutCancel(ctx), it)
 }
 
 // resume runs e from its last checkpoint, or from the start when it has none.
@@ -225,7 +230,7 @@ func (m *Manager) storedFrames(ctx context.Context, id string) (int64, error) {
 }
 
 // failQueued ends a queued execution that cannot run with err.
-func (m *Manager) failQueued(ctx context.Context, e store.Execution, err error) {
+func (m *Manager) failQueued(ctx context.Context, it queue.Item, e store.Execution, err error) {
 	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusFailed, Errors: []fault.Object{fault.From(err).Object()}}
 	base, _ := m.storedFrames(ctx, e.ID)
 	r := m.newRecorder(e.ID, e.AccountID, base, true, nil)
@@ -233,11 +238,11 @@ func (m *Manager) failQueued(ctx context.Context, e store.Execution, err error) 
 	if err := m.finish(ctx, e, res, false); err != nil {
 		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(err))
 	}
-	_ = m.cfg.Queue.Done(ctx, e.ID)
+	_ = m.cfg.Queue.Ack(ctx, it)
 }
 
 // renew extends id's lease while it runs.
-func (m *Manager) renew(ctx context.Context, id string) (stop func()) {
+func (m *Manager) renew(ctx context.Context, it queue.Item) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		t := time.NewTicker(m.cfg.Lease / 3)
@@ -247,8 +252,8 @@ func (m *Manager) renew(ctx context.Context, id string) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := m.cfg.Queue.Extend(ctx, id, m.cfg.Lease); err != nil && ctx.Err() == nil {
-					m.log.Warn("lease not renewed", "executionId", id, "error", fault.From(err))
+				if _, err := m.cfg.Queue.Extend(ctx, it, m.cfg.Lease); err != nil && ctx.Err() == nil {
+					m.log.Warn("lease not renewed", "executionId", it.ID, "error", fault.From(err))
 				}
 			}
 		}

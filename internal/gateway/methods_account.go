@@ -68,7 +68,5 @@ func (s *Server) accountRateLimit(_ context.Context, c *Call, w *e2a.StreamWrite
 	if err := newParams(c.Env.Params).Done(); err != nil {
 		return err
 	}
-	st := s.svc.Limiter.Status(c.Principal)
-	st["agent_id"] = c.Principal.ID
-	return w.Complete(st)
+	return w.Complete(s.svc.Limiter.Status(c.Principal))
 }

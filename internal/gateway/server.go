@@ -18,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/vault"
 	"github.com/sluicehq/sluice/internal/workflow"
@@ -31,6 +32,7 @@ type Config struct {
 	WriteTimeout      time.Duration // default 0: responses are bounded by executions' budgets; SSE streams are long
 	IdleTimeout       time.Duration // default 120 s
 	SSEHeartbeat      time.Duration // a comment line on idle SSE streams (default 15 s)
+	Metrics           bool          // serve /metrics (it is not authenticated)
 }
 
 func (c Config) withDefaults() Config {
@@ -56,7 +58,7 @@ func (c Config) withDefaults() Config {
 type Limiter interface {
 	RequestLimiter
 	// Status is the account's every window: the body of GET /api/v1/rate-limit/status.
-	Status(p *account.Principal) map[string]any
+	Status(p *account.Principal) any
 }
 
 // Services are what the gateway's methods call.
@@ -150,7 +152,14 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 		case "/ready":
 			mux.HandleFunc(pattern, s.ready)
 		case "/metrics":
-			mux.Handle(pattern, metricsHandler(reg))
+			if s.cfg.Metrics {
+				mux.Handle(pattern, metricsHandler(reg))
+			} else {
+				mux.HandleFunc(pattern, func(w http.ResponseWriter, _ *http.Request) {
+					writeJSON(w, http.StatusNotFound, errorObject(fault.New(fault.NotFound, "metrics are off").
+						WithSuggestions("Set metrics.enabled: true (or SLUICE_METRICS=true)").Object()))
+				})
+			}
 		case "/openapi.json":
 			mux.HandleFunc(pattern, serveOpenAPI)
 		case "/api/v1/e2a":

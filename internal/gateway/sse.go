@@ -78,6 +78,8 @@ func (s *sseSink) start() {
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(max(l.Remaining, 0)))
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(l.Reset.Unix(), 10))
 	}
+	// A stream outlives the server's write timeout: lift it for this response.
+	_ = http.NewResponseController(s.w).SetWriteDeadline(time.Time{})
 	s.w.WriteHeader(http.StatusOK)
 	s.started = true
 }

@@ -1,0 +1,230 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/cache"
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/egress"
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/queue/local"
+	"github.com/sluicehq/sluice/internal/ratelimit"
+	"github.com/sluicehq/sluice/internal/storage"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/validate"
+	"github.com/sluicehq/sluice/internal/vault"
+	"github.com/sluicehq/sluice/internal/workflow"
+)
+
+// App is a whole sluice server on one data directory: store, vault, keys,
+// limits, queue, workers and the HTTP surface, wired from a Config.
+type App struct {
+	Server *Server
+	// AdminKey is the admin key generated on first start, to be shown once;
+	// "" when it existed already or comes from the configuration.
+	AdminKey string
+
+	cfg     *config.Config
+	db      *sqlite.DB
+	queue   *local.Queue
+	limiter *ratelimit.Limiter
+	audit   *audit.Writer
+	execs   *execution.Manager
+	log     *slog.Logger
+	stop    context.CancelFunc
+}
+
+// Options change how Open wires an App (tests and benchmarks).
+type Options struct {
+	Clock  clock.Clock
+	Logger *slog.Logger
+	// Registry receives the metrics (nil: a new one).
+	Registry *prometheus.Registry
+}
+
+// Open wires an App from cfg and starts its background work (recovery of
+// unfinished executions, workers, flushes). Close releases it.
+func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err error) {
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &App{cfg: cfg, log: log}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if a.db, err = sqlite.Open(ctx, sqlite.Options{Dir: cfg.DataDir, Logger: log, Clock: clk}); err != nil {
+		return nil, err
+	}
+	pepper, err := policy.LoadPepper(cfg.DataDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	ring, err := vault.LoadKeyring(vault.KeyringSource{DataDir: cfg.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	sealed := vault.NewSealed(vaultRecords{a.db}, ring, vault.Options{Clock: clk, Logger: log})
+	if a.limiter, err = ratelimit.Open(ctx, ratelimit.Options{Clock: clk, Defaults: cfg.RateLimits.Limits(),
+		Persister: ratePersister{st: a.db, clock: clk}, FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}); err != nil {
+		return nil, err
+	}
+	lim := limiter{a.limiter}
+	accounts := account.New(account.Config{Store: a.db, Pepper: pepper, AdminKey: cfg.AdminKey.Reveal(),
+		Defaults: accountDefaults(cfg), Clock: clk})
+	if a.AdminKey, err = accounts.EnsureAdmin(ctx); err != nil {
+		return nil, err
+	}
+
+	pol := cfg.Egress.Policy()
+	resultCache := cache.New(cache.Config{Clock: clk})
+	session := storage.NewMemory(clk)
+	if cfg.Session.TTL > 0 {
+		session.SessionTTL = cfg.Session.TTL
+	}
+	limits := op.DefaultLimits()
+	if cfg.Limits.MaxResponseBytes > 0 {
+		limits.MaxResponseBytes = cfg.Limits.MaxResponseBytes
+	}
+	deps := op.Deps{
+		Client: egress.NewClient(pol),
+		Vault:  sealed,
+		Storage: &storage.Mux{
+			Local:   store.LocalStorage{KV: a.db},
+			Session: session,
+			File:    &storage.Files{Dir: filepath.Join(cfg.DataDir, "files")},
+		},
+		Cache:  resultCache,
+		Clock:  clk,
+		Limits: limits,
+		Meter:  apiMeter{lim: a.limiter, accounts: accounts},
+	}
+	runner := workflow.New(workflow.Config{Deps: deps, PrivateAllowed: pol.Allows, Validate: validate.Limits{
+		MaxOperations: cfg.Limits.MaxOperations, MaxLoopIterations: cfg.Limits.MaxLoopIterations,
+	}})
+	a.queue = local.New(a.db, clk)
+	a.audit = audit.New(audit.Config{Store: a.db, Logger: log})
+	sink := auditSink{add: a.audit.Add}
+
+	reg := o.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	var srv *Server
+	a.execs = execution.New(execution.Config{
+		Store: a.db, Queue: a.queue, Runner: runner, Accounts: accounts, Cache: resultCache,
+		Engine: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations}, Clock: clk, Logger: log,
+		Audit: func(accountID, executionID string, ev engine.Event) {
+			sink.operation(accountID, executionID, ev)
+			outcome := "ok"
+			if ev.Kind == engine.EventFailed {
+				outcome = "failed"
+			}
+			srv.Operation(ev.Operation, outcome, time.Duration(ev.Duration)*time.Millisecond)
+		},
+		Slots:       lim.slots,
+		Finished:    func(status string) { srv.Execution(status) },
+		Workers:     cfg.Workers,
+		AsyncBudget: cfg.Limits.AsyncExecutionTime,
+	})
+	srv = New(Config{
+		MaxBodyBytes:      cfg.MaxBodyBytes,
+		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
+		ReadTimeout:       cfg.Server.ReadTimeout,
+		WriteTimeout:      cfg.Server.WriteTimeout,
+		IdleTimeout:       cfg.Server.IdleTimeout,
+		Metrics:           cfg.Metrics.Enabled,
+	}, Services{
+		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
+		Limiter: lim, Audit: sink,
+		Ready: func(ctx context.Context) error {
+			_, err := a.db.GetAccount(ctx, account.AdminID)
+			return err
+		},
+	}, reg, clk, log)
+	a.Server = srv
+
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a.stop = cancel
+	if err := a.execs.Start(runCtx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// accountDefaults are the account limits of the configuration.
+func accountDefaults(cfg *config.Config) account.Limits {
+	r := cfg.RateLimits
+	return account.Limits{
+		RequestsPerMinute: r.RequestsPerMinute, RequestsPerHour: r.RequestsPerHour, RequestsPerDay: r.RequestsPerDay,
+		APICallsPerMinute: r.APICallsPerMinute, APICallsPerHour: r.APICallsPerHour,
+		MaxConcurrentExecutions: r.MaxConcurrentExecutions,
+		MaxOperations:           cfg.Limits.MaxOperations,
+		MaxExecutionTimeMs:      int(cfg.Limits.MaxExecutionTime.Milliseconds()),
+		MaxLoopIterations:       cfg.Limits.MaxLoopIterations,
+	}
+}
+
+// Serve listens on the configured address until ctx ends, then shuts down:
+// HTTP first (in-flight requests drain within the grace), then the workers.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	grace := a.cfg.Server.ShutdownGrace
+	if grace <= 0 {
+		grace = 30 * time.Second
+	}
+	return a.Server.Serve(ctx, ln, grace)
+}
+
+// Close stops the workers (running executions get the shutdown grace, then
+// resume after a restart), flushes the audit trail and the rate counters,
+// and closes the store, releasing the data directory.
+func (a *App) Close() error {
+	var errs []error
+	if a.execs != nil {
+		grace := a.cfg.Server.ShutdownGrace
+		if grace <= 0 {
+			grace = 30 * time.Second
+		}
+		a.execs.Close(grace)
+	}
+	if a.stop != nil {
+		a.stop()
+	}
+	if a.audit != nil {
+		a.audit.Close()
+	}
+	if a.limiter != nil {
+		errs = append(errs, a.limiter.Close(context.Background()))
+	}
+	if a.queue != nil {
+		errs = append(errs, a.queue.Close())
+	}
+	if a.db != nil {
+		errs = append(errs, a.db.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("closing: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/gateway"
+)
+
+type configT = config.Config
+
+func configDefaults(dir string) *config.Config {
+	c := config.Defaults()
+	c.DataDir = dir
+	return &c
+}
+
+func openApp(c *config.Config) (*gateway.App, error) {
+	return gateway.Open(context.Background(), c, gateway.Options{})
+}
+
+type httptestServer = httptest.Server
+
+func newHTTPTest(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
