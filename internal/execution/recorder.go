@@ -4,17 +4,55 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// deltaEvent is the e2a.chunk delta of an execution's progress frames: the
-// engine event under "event" (its kind), so a reader needs one key to switch on.
-type deltaEvent struct {
-	Type string `json:"type"` // "execution.event"
-	engine.Event
+// eventDelta is the e2a.chunk delta of an execution's progress frame: the
+// engine event's fields (as engine.Event's JSON names them), with "type":
+// "execution.event" so a reader of mixed chunks can tell them apart.
+func eventDelta(ev engine.Event) map[string]any {
+	d := map[string]any{"type": "execution.event", "kind": string(ev.Kind), "time": ev.Time.UTC().Format(time.RFC3339Nano),
+		"executionId": ev.ExecutionID}
+	set := func(k string, v any, ok bool) {
+		if ok {
+			d[k] = v
+		}
+	}
+	set("operationId", ev.OperationID, ev.OperationID != "")
+	set("operation", ev.Operation, ev.Operation != "")
+	set("position", ev.Position, ev.Position != "")
+	if ev.Iteration != nil {
+		d["iteration"] = *ev.Iteration
+	}
+	set("attempt", ev.Attempt, ev.Attempt != 0)
+	set("delayMs", ev.DelayMs, ev.DelayMs != 0)
+	set("durationMs", ev.Duration, ev.Duration != 0)
+	set("cached", true, ev.Cached)
+	set("resumed", true, ev.Resumed)
+	set("status", string(ev.Status), ev.Status != "")
+	set("reason", ev.Reason, ev.Reason != "")
+	if ev.Error != nil {
+		e := map[string]any{"type": ev.Error.Type, "message": ev.Error.Message}
+		if ev.Error.OperationID != "" {
+			e["operationId"] = ev.Error.OperationID
+		}
+		if len(ev.Error.Details) > 0 {
+			e["details"] = ev.Error.Details
+		}
+		if len(ev.Error.Suggestions) > 0 {
+			s := make([]any, len(ev.Error.Suggestions))
+			for i, x := range ev.Error.Suggestions {
+				s[i] = x
+			}
+			e["suggestions"] = s
+		}
+		d["error"] = e
+	}
+	return d
 }
 
 // recorder turns one execution's engine events into its E2A frame stream
@@ -52,7 +90,9 @@ func (r *recorder) event(ev engine.Event) {
 	if r.m.cfg.Audit != nil && (ev.Kind == engine.EventFinished || ev.Kind == engine.EventFailed) {
 		r.m.cfg.Audit(r.account, r.id, ev)
 	}
-	_ = r.w.Chunk(e2a.DeltaCustom, deltaEvent{Type: "execution.event", Event: ev})
+	if err := r.w.Chunk(e2a.DeltaCustom, eventDelta(ev)); err != nil {
+		r.m.log.Warn("execution frame not written", "executionId", r.id, "error", err)
+	}
 }
 
 // complete writes the final frame: e2a.complete with the execute response,

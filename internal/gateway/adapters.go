@@ -102,7 +102,7 @@ func (r ratePersister) SaveCounters(ctx context.Context, cs []ratelimit.Counter)
 		out[i] = store.RateCounter{AccountID: c.Account, Window: c.Window.String(), Start: c.Start,
 			End: c.Start.Add(c.Window.Period()), Count: c.Count}
 	}
-	return r.st.SaveRateCounters(ctx, out)
+	return r.st.SaveRateCounters(ctx, r.clock.Now(), out)
 }
 
 func (r ratePersister) LoadCounters(ctx context.Context) ([]ratelimit.Counter, error) {

@@ -71,7 +71,7 @@ func syntaxFault(b []byte, err error) *fault.Error {
 	var off int64
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		off = max(se.Offset-1, 0) // Offset is just past the offending byte
 	case errors.As(err, &te):
 		off = te.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -111,4 +111,3 @@ func position(b []byte, off int64) (line, col int) {
 	}
 	return line, col
 }
-

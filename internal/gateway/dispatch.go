@@ -116,6 +116,9 @@ func (d *Dispatcher) register(name string, a access, h handler) {
 // final frame (unless the sink fails).
 func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) {
 	start := d.clock.Now()
+	m, decision, refusal := d.admit(ctx, c)
+	// The stream is made after authentication, so its frames carry the
+	// account, not what the envelope claimed.
 	rec := &recordingSink{next: sink}
 	w, err := e2a.NewStreamWriter(c.Env, rec, e2a.StreamOptions{Now: d.clock.Now})
 	if err != nil {
@@ -123,7 +126,16 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 		d.logger.Error("dispatch without a request id", "method", c.Env.Method, "error", err)
 		return
 	}
-	decision := d.run(ctx, c, w)
+	switch {
+	case refusal != nil:
+		d.fail(w, refusal)
+	case c.decodeErr != nil:
+		d.fail(w, c.decodeErr)
+	default:
+		if err := d.call(ctx, m.handle, c, w); err != nil {
+			d.fail(w, err)
+		}
+	}
 	if err := w.Close(); err != nil && !errors.Is(err, context.Canceled) {
 		d.logger.Debug("frame not delivered", "requestId", c.Env.RequestID, "error", err)
 	}
@@ -141,50 +153,51 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 	d.metrics.request(c.Transport, c.Env.Method, rec.code, decision, latency)
 }
 
-// run is the policy chain and the service; it returns the audit decision.
-func (d *Dispatcher) run(ctx context.Context, c *Call, w *e2a.StreamWriter) string {
+// admit is the policy chain: it returns the method, the audit decision, and
+// the refusal when the call may not go on.
+func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error) {
 	key := c.Key
 	c.Key = ""
 	m, ok := d.methods[c.Env.Method]
+	if !ok && c.decodeErr != nil {
+		// An envelope that could not be read names no method to go by: a
+		// caller with a valid key learns what is wrong with it.
+		if _, err := d.auth.Authenticate(ctx, key); err != nil {
+			return m, DecisionDeny, err
+		}
+		return m, DecisionDeny, c.decodeErr
+	}
 	if !ok {
-		d.fail(w, unknownMethod(c.Env.Method, d.names()))
-		return DecisionDeny
+		return m, DecisionDeny, unknownMethod(c.Env.Method, d.names())
 	}
-	if m.access != accessPublic {
-		p, err := d.auth.Authenticate(ctx, key)
-		if err != nil {
-			d.fail(w, err)
-			return DecisionDeny
-		}
-		c.Principal = p
-		// The key alone says who calls: whatever identity the envelope claimed
-		// is replaced, and credentials it carried are dropped (RESOLUTIONS).
-		c.Env.UserID = p.ID
-		c.Env.IdentityOrigin = e2a.OriginAgent
-		c.Env.Auth = nil
-		if m.access == accessAdmin && !p.Admin() {
-			d.fail(w, fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
-				WithSuggestions("Use the admin key (SLUICE_ADMIN_KEY)"))
-			return DecisionDeny
-		}
-		if d.limiter != nil && !p.Admin() {
-			st := d.limiter.AllowRequest(p)
+	if m.access == accessPublic {
+		return m, DecisionAllow, nil
+	}
+	p, err := d.auth.Authenticate(ctx, key)
+	if err != nil {
+		return m, DecisionDeny, err
+	}
+	c.Principal = p
+	// The key alone says who calls: whatever identity the envelope claimed
+	// is replaced, and credentials it carried are dropped (RESOLUTIONS).
+	c.Env.UserID = p.ID
+	c.Env.IdentityOrigin = e2a.OriginAgent
+	c.Env.Auth = nil
+	if m.access == accessAdmin && !p.Admin() {
+		return m, DecisionDeny, fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
+			WithSuggestions("Use the admin key (SLUICE_ADMIN_KEY)")
+	}
+	if d.limiter != nil && !p.Admin() {
+		st := d.limiter.AllowRequest(p)
+		if st.Limit > 0 {
 			c.Limit = &st
-			if !st.Allowed {
-				d.metrics.limited(c.Env.Method)
-				d.fail(w, &limitError{st})
-				return DecisionLimited
-			}
+		}
+		if !st.Allowed {
+			d.metrics.limited(c.Env.Method)
+			return m, DecisionLimited, &limitError{st}
 		}
 	}
-	if c.decodeErr != nil {
-		d.fail(w, c.decodeErr)
-		return DecisionAllow
-	}
-	if err := d.call(ctx, m.handle, c, w); err != nil {
-		d.fail(w, err)
-	}
-	return DecisionAllow
+	return m, DecisionAllow, nil
 }
 
 // call runs a handler; a panic becomes an internal error, logged with its stack.
@@ -206,7 +219,7 @@ func (d *Dispatcher) fail(w *e2a.StreamWriter, err error) {
 		return
 	}
 	code, message, details := errorBody(err)
-	if fe, ok := fault.As(err); ok && (fe.Kind == fault.Internal || fe.Cause != nil) {
+	if fe := fault.From(err); fe.Kind == fault.Internal {
 		d.logger.Error("call failed", "error", fe)
 	}
 	_ = w.Fail(code, message, details)

@@ -2,7 +2,9 @@ package gateway_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +14,11 @@ import (
 
 // postEnvelope sends an envelope to /api/v1/e2a and reads the NDJSON frames.
 func postEnvelope(t *testing.T, s *testServer, key string, env map[string]any) (int, []*e2a.Response) {
+	status, frames, _ := postEnvelopeRaw(t, s, key, env)
+	return status, frames
+}
+
+func postEnvelopeRaw(t *testing.T, s *testServer, key string, env map[string]any) (int, []*e2a.Response, []byte) {
 	t.Helper()
 	b, _ := json.Marshal(env)
 	req, _ := http.NewRequest("POST", s.http.URL+"/api/v1/e2a", strings.NewReader(string(b)))
@@ -24,7 +31,8 @@ func postEnvelope(t *testing.T, s *testServer, key string, env map[string]any) (
 	}
 	defer resp.Body.Close()
 	var frames []*e2a.Response
-	sc := bufio.NewScanner(resp.Body)
+	raw, _ := io.ReadAll(resp.Body)
+	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		f, err := e2a.DecodeResponse(sc.Bytes(), e2a.Limits{})
@@ -33,7 +41,7 @@ func postEnvelope(t *testing.T, s *testServer, key string, env map[string]any) (
 		}
 		frames = append(frames, f)
 	}
-	return resp.StatusCode, frames
+	return resp.StatusCode, frames, raw
 }
 
 func TestE2AEndpoint(t *testing.T) {
@@ -42,8 +50,8 @@ func TestE2AEndpoint(t *testing.T) {
 	doc := jsonl(
 		`{"type":"operationUpdate","operationId":"a","operation":{"Wait":{"duration":1}}}`,
 		`{"type":"operationUpdate","operationId":"b","operation":{"Wait":{"duration":1}}}`,
-		`{"type":"beginExecution","executionId":"","operationOrder":["a","b"]}`)
-	status, frames := postEnvelope(t, s, key, map[string]any{
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["a","b"]}`)
+	status, frames, raw := postEnvelopeRaw(t, s, key, map[string]any{
 		"request_id": "req-1", "method": "workflow.execute", "user_id": "someone-else", "identity_origin": "system",
 		"params": map[string]any{"workflow": doc},
 		"auth":   map[string]any{"bearer_token": "should-be-dropped"},
@@ -51,8 +59,8 @@ func TestE2AEndpoint(t *testing.T) {
 	if status != 200 || len(frames) < 3 {
 		t.Fatalf("status %d, %d frames", status, len(frames))
 	}
-	if err := e2a.Check(frames, e2a.CheckOptions{}); err != nil {
-		t.Fatalf("stream breaks §12.3: %v", err)
+	if rep, err := e2a.Check(bytes.NewReader(raw), e2a.CheckOptions{}); err != nil || !rep.OK {
+		t.Fatalf("stream breaks §12.3: %v %+v", err, rep)
 	}
 	last := frames[len(frames)-1]
 	result, _ := last.Body["result"].(map[string]any)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -83,8 +84,12 @@ func (s *Server) executionEvents(ctx context.Context, c *Call, w *e2a.StreamWrit
 	var final bool
 	err := s.svc.Executions.Follow(ctx, c.Principal, id, after, func(f execution.Frame) error {
 		sent, last, final = sent+1, f.Seq, f.Final
+		var frame map[string]any
+		if err := json.Unmarshal(f.Data, &frame); err != nil {
+			return fault.New(fault.Internal, "stored frame %d of %s is unreadable", f.Seq, id).WithCause(err)
+		}
 		return w.Write(&e2a.Response{Kind: e2a.KindChunk, Status: e2a.StatusInProgress,
-			Body: map[string]any{"delta_kind": e2a.DeltaCustom, "delta": json.RawMessage(f.Data), "seq": f.Seq}})
+			Body: map[string]any{"delta_kind": e2a.DeltaCustom, "delta": frame, "seq": f.Seq}})
 	})
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func TestSecretAppearsNowhere(t *testing.T) {
 	var answers []string
 	for _, path := range []string{"/ok", "/fail"} {
 		doc := jsonl(`{"type":"operationUpdate","operationId":"call","operation":{"ApiCall":{"method":"GET","url":"`+echo.URL+path+`","headers":{"Authorization":{"credentialRef":{"id":"api"}}},"retry":{"maxRetries":0},"outputPath":"/workflow/r"}}}`,
-			`{"type":"beginExecution","executionId":"","operationOrder":["call"]}`)
+			`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["call"]}`)
 		for _, async := range []bool{false, true} {
 			r := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc, "async": async})
 			answers = append(answers, string(r.raw))

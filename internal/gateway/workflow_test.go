@@ -6,19 +6,29 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+var docSeq atomic.Int64
+
+// uniqueID is a fresh client executionId: the same id with the same document
+// is the same execution (RESOLUTIONS), so tests that mean a new one use these.
+func uniqueID() string { return fmt.Sprintf("test-%d", docSeq.Add(1)) }
 
 // waitDoc is a one-Wait workflow.
 func waitDoc(ms int) string {
 	return jsonl(
 		fmt.Sprintf(`{"type":"operationUpdate","operationId":"pause","operation":{"Wait":{"duration":%d}}}`, ms),
-		`{"type":"beginExecution","executionId":"","operationOrder":["pause"]}`)
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["pause"]}`)
 }
 
 // fetchDoc GETs url into /workflow/data and filters it.
 func fetchDoc(url, executionID string) string {
+	if executionID == "" {
+		executionID = uniqueID()
+	}
 	return jsonl(
 		`{"type":"operationUpdate","operationId":"fetch","operation":{"ApiCall":{"method":"GET","url":"`+url+`","outputPath":"/workflow/users"}}}`,
 		`{"type":"operationUpdate","operationId":"active","operation":{"FilterData":{"inputPath":"/workflow/users","conditions":[{"field":"status","operator":"==","value":"active"}],"outputPath":"/workflow/active"}}}`,
@@ -72,7 +82,7 @@ func TestInvalidAndForbiddenWorkflows(t *testing.T) {
 	s := newServer(t)
 	_, key := s.account(map[string]any{"operations": []string{"ApiCall", "Wait"}, "hosts": []string{"api.example.com"}}, nil)
 	// Invalid: 400 with the validate body.
-	bad := jsonl(`{"type":"operationUpdate","operationId":"w","operation":{"Wait":{"duration":-5}}}`, `{"type":"beginExecution","executionId":"","operationOrder":["w","ghost"]}`)
+	bad := jsonl(`{"type":"operationUpdate","operationId":"w","operation":{"Wait":{"duration":-5}}}`, `{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["w","ghost"]}`)
 	r := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": bad}).want(t, 400)
 	if r.get("valid") != false || len(r.get("errors").([]any)) < 2 {
 		t.Fatalf("invalid workflow: %s", r.raw)
@@ -83,7 +93,7 @@ func TestInvalidAndForbiddenWorkflows(t *testing.T) {
 		t.Fatalf("forbidden host: %s", r.raw)
 	}
 	// An operation the account may not use.
-	filter := jsonl(`{"type":"operationUpdate","operationId":"f","operation":{"FilterData":{"inputPath":"/input/x","conditions":[],"outputPath":"/workflow/y"}}}`, `{"type":"beginExecution","executionId":"","operationOrder":["f"]}`)
+	filter := jsonl(`{"type":"operationUpdate","operationId":"f","operation":{"FilterData":{"inputPath":"/input/x","conditions":[],"outputPath":"/workflow/y"}}}`, `{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["f"]}`)
 	r = s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": filter}).want(t, 403)
 	if r.str("error.type") != "PermissionError" {
 		t.Fatalf("forbidden operation: %s", r.raw)
@@ -144,7 +154,7 @@ func TestLiveEventsOfARunningExecution(t *testing.T) {
 	doc := jsonl(
 		`{"type":"operationUpdate","operationId":"a","operation":{"Wait":{"duration":300}}}`,
 		`{"type":"operationUpdate","operationId":"b","operation":{"Wait":{"duration":300}}}`,
-		`{"type":"beginExecution","executionId":"","operationOrder":["a","b"]}`)
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["a","b"]}`)
 	id := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc, "async": true}).want(t, 202).str("execution_id")
 	frames, end := readSSE(t, s, key, "/api/v1/executions/"+id+"/events", "")
 	if end == "" || frames[len(frames)-1].frame["is_final"] != true {
@@ -297,7 +307,7 @@ func TestAPICallLimitCountsAttempts(t *testing.T) {
 	_, key := s.account(map[string]any{"operations": []string{"*"}, "hosts": []string{"*"}}, map[string]any{"api_calls_per_minute": 1})
 	s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": fetchDoc(up.URL+"/a", "")}).want(t, 200)
 	doc := jsonl(`{"type":"operationUpdate","operationId":"fetch","operation":{"ApiCall":{"method":"GET","url":"`+up.URL+`/b","retry":{"maxRetries":0},"outputPath":"/workflow/u"}}}`,
-		`{"type":"beginExecution","executionId":"","operationOrder":["fetch"]}`)
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["fetch"]}`)
 	r := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc}).want(t, 200)
 	if r.str("status") != "failed" || !strings.Contains(string(r.raw), "Rate limit exceeded: 1 API calls per minute") {
 		t.Fatalf("second API call: %s", r.raw)
