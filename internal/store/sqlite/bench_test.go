@@ -60,18 +60,10 @@ func BenchmarkConcurrentWrites(b *testing.B) {
 	}{{"group", sqlite.DefaultMaxBatch}, {"single", 1}} {
 		b.Run(c.name, func(b *testing.B) {
 			db := benchDB(b, c.batch)
-			b.SetParallelism(32 / max(1, benchProcs()))
-			start := time.Now()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if _, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning)); err != nil {
-						b.Error(err)
-						return
-					}
-				}
+			run32(b, "writes/s", func() error {
+				_, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning))
+				return err
 			})
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
 		})
 	}
 }
@@ -88,18 +80,7 @@ func BenchmarkExecutionFlow(b *testing.B) {
 	}{{"group", sqlite.DefaultMaxBatch, false}, {"group-checkpointed", sqlite.DefaultMaxBatch, true}, {"single", 1, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			db := benchDB(b, c.batch)
-			b.SetParallelism(32 / max(1, benchProcs()))
-			start := time.Now()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if err := executionFlow(db, c.checkpoint); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "executions/s")
+			run32(b, "executions/s", func() error { return executionFlow(db, c.checkpoint) })
 		})
 	}
 }
@@ -124,4 +105,18 @@ func executionFlow(db *sqlite.DB, checkpoint bool) error {
 	})
 }
 
-func benchProcs() int { return runtime.GOMAXPROCS(0) }
+// run32 runs fn from 32 goroutines and reports the rate as unit.
+func run32(b *testing.B, unit string, fn func() error) {
+	b.SetParallelism(32 / max(1, runtime.GOMAXPROCS(0)))
+	start := time.Now()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := fn(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), unit)
+}
