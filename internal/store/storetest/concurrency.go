@@ -172,6 +172,48 @@ func testConcurrentIdempotency(t *testing.T, s store.Store) {
 	}
 }
 
+// testMixedFailures has writes that fail (a taken id) race writes that must
+// succeed: one caller's failure never undoes or fails another's write, even
+// when an implementation commits them together.
+func testMixedFailures(t *testing.T, s store.Store) {
+	mkAccount(t, s, "alice")
+	const n = 64
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		conflicts int
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("ok-%02d", i)
+			if i%2 == 0 {
+				id = "taken"
+			}
+			_, _, err := s.CreateExecution(ctx, mkExecution(id, "alice"))
+			switch {
+			case err == nil:
+			case i%2 == 0 && fault.KindOf(err) == fault.Conflict:
+				mu.Lock()
+				conflicts++
+				mu.Unlock()
+			default:
+				t.Errorf("%s: %v", id, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if conflicts != n/2-1 {
+		t.Fatalf("%d conflicts, want %d", conflicts, n/2-1)
+	}
+	for i := 1; i < n; i += 2 {
+		if _, err := s.GetExecution(ctx, "alice", fmt.Sprintf("ok-%02d", i)); err != nil {
+			t.Fatalf("a write beside failing ones was lost: %v", err)
+		}
+	}
+}
+
 func testClose(t *testing.T, s store.Store) {
 	mkAccount(t, s, "alice")
 	must(t, s.Close())

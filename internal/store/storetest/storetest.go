@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"CheckpointerAdapter", testCheckpointerAdapter},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentIdempotency", testConcurrentIdempotency},
+		{"MixedFailures", testMixedFailures},
 		{"Close", testClose},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,122 @@
+package sqlite_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlite"
+)
+
+// The figures these give are in docs/performance.md ("Store and queue").
+
+func benchDB(b *testing.B, maxBatch int) *sqlite.DB {
+	b.Helper()
+	db, err := sqlite.Open(ctx, sqlite.Options{Dir: b.TempDir(), MaxBatch: maxBatch})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if _, err := db.CreateAccount(ctx, store.Account{ID: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+var (
+	benchDoc    = []byte(`{"operationUpdate":{"operationId":"f","operation":{"FilterData":{"inputPath":"/input/items","conditions":[{"field":"a","operator":"==","value":1}],"outputPath":"/workflow/out"}}}}` + "\n" + `{"beginExecution":{"operationOrder":["f"]}}`)
+	benchResult = json.RawMessage(`{"execution_id":"x","status":"success","results":{"f":[{"a":1,"b":"two"}]},"errors":[],"duration_ms":1}`)
+	seq         atomic.Int64
+)
+
+func benchExecution(status store.Status) store.Execution {
+	id := fmt.Sprintf("ex-%d", seq.Add(1))
+	return store.Execution{ID: id, AccountID: "bench", ClientID: "c-" + id, Digest: "sha256:0123456789abcdef",
+		Document: benchDoc, Input: json.RawMessage(`{"items":[{"a":1},{"a":2}]}`), Status: status, BudgetMs: 30000}
+}
+
+// BenchmarkInsertLatency: one writer, one execution record per iteration:
+// the latency of a single durable insert.
+func BenchmarkInsertLatency(b *testing.B) {
+	db := benchDB(b, sqlite.DefaultMaxBatch)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkConcurrentWrites: 32 writers each inserting execution records,
+// with group commit and without (one transaction per write).
+func BenchmarkConcurrentWrites(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		batch int
+	}{{"group", sqlite.DefaultMaxBatch}, {"single", 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			db := benchDB(b, c.batch)
+			run32(b, "writes/s", func() error {
+				_, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning))
+				return err
+			})
+		})
+	}
+}
+
+// BenchmarkExecutionFlow: what the server writes per synchronous data
+// workflow execution, from 32 concurrent clients: the record (running), the
+// final status with its result, and two audit rows (request and operation).
+// Async ones add a checkpoint per step (the "checkpointed" case: one step).
+func BenchmarkExecutionFlow(b *testing.B) {
+	for _, c := range []struct {
+		name       string
+		batch      int
+		checkpoint bool
+	}{{"group", sqlite.DefaultMaxBatch, false}, {"group-checkpointed", sqlite.DefaultMaxBatch, true}, {"single", 1, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			db := benchDB(b, c.batch)
+			run32(b, "executions/s", func() error { return executionFlow(db, c.checkpoint) })
+		})
+	}
+}
+
+func executionFlow(db *sqlite.DB, checkpoint bool) error {
+	e, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning))
+	if err != nil {
+		return err
+	}
+	if checkpoint {
+		if err := db.SaveCheckpoint(ctx, e.ID, json.RawMessage(`{"version":1,"finished":["0"],"results":{"f":[{"a":1}]}}`)); err != nil {
+			return err
+		}
+	}
+	if err := db.UpdateExecution(ctx, "bench", e.ID, store.ExecutionUpdate{Status: store.StatusSuccess, Result: benchResult}); err != nil {
+		return err
+	}
+	now := time.Now()
+	return db.AppendAudit(ctx, []store.AuditRecord{
+		{Time: now, RequestID: e.ID, AccountID: "bench", Method: "workflow.execute", Decision: store.DecisionAllow, LatencyMs: 1, Status: "200"},
+		{Time: now, RequestID: e.ID, AccountID: "bench", Method: "workflow.execute", Operation: "FilterData", Decision: store.DecisionAllow, Status: "success"},
+	})
+}
+
+// run32 runs fn from 32 goroutines and reports the rate as unit.
+func run32(b *testing.B, unit string, fn func() error) {
+	b.SetParallelism(32 / max(1, runtime.GOMAXPROCS(0)))
+	start := time.Now()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := fn(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), unit)
+}
