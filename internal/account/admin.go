@@ -187,7 +187,7 @@ func (s *Service) view(a store.Account) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	return View{AgentID: a.ID, Name: a.Name, Permissions: a.Permissions, Limits: p.Limits,
+	return View{AgentID: a.ID, Name: a.Name, Permissions: a.Permissions.WithEmptyLists(), Limits: p.Limits,
 		Disabled: a.Disabled, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}, nil
 }
 

@@ -78,3 +78,14 @@ func splitGrant(g string) (string, string) {
 func normalizeHost(h string) string {
 	return strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
 }
+
+// WithEmptyLists returns p with every absent list as an empty one, so that a
+// JSON document shows [] rather than null.
+func (p Permissions) WithEmptyLists() Permissions {
+	for _, l := range []*[]string{&p.Operations, &p.Hosts, &p.APIs, &p.Credentials, &p.Agents, &p.MCPServers, &p.Capabilities, &p.KnowledgeBases} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return p
+}
