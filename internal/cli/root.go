@@ -82,6 +82,8 @@ func newRoot(io Stdio) *cobra.Command {
 		newValidateCmd(io),
 		newRunCmd(io),
 		newServeCmd(io),
+		newAccountsCmd(io),
+		newVaultCmd(io),
 		newE2ACmd(io),
 	)
 	return root

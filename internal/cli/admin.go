@@ -1,0 +1,376 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/client"
+)
+
+// adminClient is a client of the server at SLUICE_URL with the admin key of
+// SLUICE_ADMIN_KEY (RESOLUTIONS "Conventions"); --url and --admin-key (which
+// also takes @FILE and env:VAR) override them.
+type adminFlags struct {
+	url string
+	key string
+}
+
+func (f *adminFlags) register(cmd *cobra.Command) {
+	cmd.PersistentFlags().StringVar(&f.url, "url", "", "server URL (default $SLUICE_URL, else http://127.0.0.1:8080)")
+	cmd.PersistentFlags().StringVar(&f.key, "admin-key", "", "admin key, @FILE or env:VAR (default $SLUICE_ADMIN_KEY)")
+}
+
+func (f *adminFlags) client() (*client.Client, error) {
+	u := f.url
+	if u == "" {
+		u = os.Getenv("SLUICE_URL")
+	}
+	if u == "" {
+		u = "http://127.0.0.1:8080"
+	}
+	key := os.Getenv("SLUICE_ADMIN_KEY")
+	if f.key != "" {
+		v, err := readValue("--admin-key", f.key, 4<<10)
+		if err != nil {
+			return nil, err
+		}
+		key = v
+	}
+	if key == "" {
+		return nil, fail(ExitInvalid, "no admin key: set SLUICE_ADMIN_KEY or pass --admin-key")
+	}
+	return client.New(u, key, nil), nil
+}
+
+// serverError turns a client error into the exit code: the server refused
+// (1) or the request could not be made (1), printed without any key.
+func serverError(err error) error {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return fail(ExitFailed, "%s", ce.Error())
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return fail(ExitFailed, "%v", err)
+}
+
+// permissionFlags are the grants an account command may set.
+type permissionFlags struct {
+	operations, hosts, apis, credentials, agents, mcpServers, capabilities, kbs []string
+	level                                                                      string
+	limits                                                                     []string
+}
+
+func (p *permissionFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringSliceVar(&p.operations, "operations", nil, "operations the account may use (* for all)")
+	fl.StringSliceVar(&p.hosts, "hosts", nil, "hosts it may call: host, host:port, *.domain or *")
+	fl.StringSliceVar(&p.apis, "apis", nil, "API grants (kb or kb.operationId)")
+	fl.StringSliceVar(&p.credentials, "credentials", nil, "vault credential ids it may use")
+	fl.StringSliceVar(&p.agents, "agents", nil, "external agents it may call")
+	fl.StringSliceVar(&p.mcpServers, "mcp-servers", nil, "MCP servers it may use")
+	fl.StringSliceVar(&p.capabilities, "capabilities", nil, "capability grants")
+	fl.StringSliceVar(&p.kbs, "knowledge-bases", nil, "knowledge bases")
+	fl.StringVar(&p.level, "capability-level", "", "basic, elevated or admin")
+	fl.StringArrayVar(&p.limits, "limit", nil, "a limit NAME=N, e.g. requests_per_minute=120 (repeatable)")
+}
+
+// spec builds the account spec from the flags that were set.
+func (p *permissionFlags) spec(cmd *cobra.Command, full bool) (client.AccountSpec, error) {
+	var sp client.AccountSpec
+	changed := func(names ...string) bool {
+		for _, n := range names {
+			if cmd.Flags().Changed(n) {
+				return true
+			}
+		}
+		return false
+	}
+	if full || changed("operations", "hosts", "apis", "credentials", "agents", "mcp-servers", "capabilities", "knowledge-bases", "capability-level") {
+		sp.Permissions = &client.Permissions{Operations: p.operations, Hosts: p.hosts, APIs: p.apis, Credentials: p.credentials,
+			Agents: p.agents, MCPServers: p.mcpServers, Capabilities: p.capabilities, KnowledgeBases: p.kbs, CapabilityLevel: p.level}
+	}
+	if len(p.limits) > 0 {
+		sp.Limits = map[string]int{}
+		for _, l := range p.limits {
+			name, v, ok := strings.Cut(l, "=")
+			n, err := strconv.Atoi(v)
+			if !ok || name == "" || err != nil {
+				return sp, fail(ExitInvalid, "--limit wants NAME=INTEGER, got %q", l)
+			}
+			sp.Limits[name] = n
+		}
+	}
+	return sp, nil
+}
+
+func newAccountsCmd(io Stdio) *cobra.Command {
+	var af adminFlags
+	cmd := &cobra.Command{Use: "accounts", Short: "Manage accounts (the callers of sluice) through the admin API"}
+	af.register(cmd)
+
+	var create permissionFlags
+	var name string
+	createCmd := &cobra.Command{
+		Use: "create --name NAME [--operations ...] [--hosts ...] [--limit NAME=N]...", Short: "Create an account; prints its first API key once",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			sp, err := create.spec(cmd, true)
+			if err != nil {
+				return err
+			}
+			sp.Name = &name
+			a, k, err := c.CreateAccount(cmd.Context(), sp)
+			if err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, map[string]any{"agent_id": a.AgentID, "api_key": k.APIKey, "key_id": k.KeyID, "account": a})
+		},
+	}
+	createCmd.Flags().StringVar(&name, "name", "", "the account's name")
+	create.register(createCmd)
+
+	listCmd := &cobra.Command{
+		Use: "list", Short: "List accounts", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			var all []client.Account
+			cursor := ""
+			for {
+				page, next, err := c.Accounts(cmd.Context(), cursor, 1000)
+				if err != nil {
+					return serverError(err)
+				}
+				all = append(all, page...)
+				if next == "" {
+					break
+				}
+				cursor = next
+			}
+			if all == nil {
+				all = []client.Account{}
+			}
+			return writeJSON(io.Out, all)
+		},
+	}
+
+	getCmd := &cobra.Command{
+		Use: "get ID", Short: "Show an account and its keys", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			a, err := c.Account(cmd.Context(), args[0])
+			if err != nil {
+				return serverError(err)
+			}
+			keys, err := c.Keys(cmd.Context(), args[0])
+			if err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, map[string]any{"account": a, "keys": keys})
+		},
+	}
+
+	var update permissionFlags
+	var newName string
+	var disable, enable bool
+	updateCmd := &cobra.Command{
+		Use: "update ID [--name N] [--operations ...] [--limit NAME=N]... [--disable|--enable]", Short: "Change an account",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if disable && enable {
+				return fail(ExitInvalid, "--disable and --enable exclude each other")
+			}
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			sp, err := update.spec(cmd, false)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("name") {
+				sp.Name = &newName
+			}
+			if disable || enable {
+				sp.Disabled = &disable
+			}
+			a, err := c.UpdateAccount(cmd.Context(), args[0], sp)
+			if err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, a)
+		},
+	}
+	updateCmd.Flags().StringVar(&newName, "name", "", "a new name")
+	updateCmd.Flags().BoolVar(&disable, "disable", false, "disable the account (all its keys stop working)")
+	updateCmd.Flags().BoolVar(&enable, "enable", false, "enable the account again")
+	update.register(updateCmd)
+
+	var revokeOld bool
+	rotateCmd := &cobra.Command{
+		Use: "rotate ID [--revoke-old]", Short: "Issue a new API key; with --revoke-old, revoke every other key",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			k, err := c.AddKey(cmd.Context(), args[0])
+			if err != nil {
+				return serverError(err)
+			}
+			var revoked []string
+			if revokeOld {
+				keys, err := c.Keys(cmd.Context(), args[0])
+				if err != nil {
+					return serverError(err)
+				}
+				for _, old := range keys {
+					if old.KeyID == k.KeyID || old.RevokedAt != nil {
+						continue
+					}
+					if _, err := c.RevokeKey(cmd.Context(), args[0], old.KeyID); err != nil {
+						return serverError(err)
+					}
+					revoked = append(revoked, old.KeyID)
+				}
+			}
+			if revoked == nil {
+				revoked = []string{}
+			}
+			return writeJSON(io.Out, map[string]any{"agent_id": k.AgentID, "key_id": k.KeyID, "api_key": k.APIKey, "revoked": revoked})
+		},
+	}
+	rotateCmd.Flags().BoolVar(&revokeOld, "revoke-old", false, "revoke the account's other keys")
+
+	revokeCmd := &cobra.Command{
+		Use: "revoke ID KEY_ID", Short: "Revoke one API key", Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			k, err := c.RevokeKey(cmd.Context(), args[0], args[1])
+			if err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, k)
+		},
+	}
+	cmd.AddCommand(createCmd, listCmd, getCmd, updateCmd, rotateCmd, revokeCmd)
+	return cmd
+}
+
+func newVaultCmd(io Stdio) *cobra.Command {
+	var af adminFlags
+	cmd := &cobra.Command{Use: "vault", Short: "Manage the credential vault through the admin API"}
+	af.register(cmd)
+
+	var typ, desc, value string
+	putCmd := &cobra.Command{
+		Use:   "put ID --type TYPE [--description D] [--value @FILE|env:VAR]",
+		Short: "Store a credential; the value is read from stdin unless --value names a file or variable",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if typ == "" {
+				return fail(ExitInvalid, "--type is required (e.g. bearer-token, api-key, basic)")
+			}
+			v := ""
+			switch {
+			case value == "":
+				b, err := io.ReadAllFrom(64 << 10)
+				if err != nil {
+					return err
+				}
+				v = strings.TrimRight(b, "\r\n")
+			case strings.HasPrefix(value, "@") || strings.HasPrefix(value, "env:"):
+				var err error
+				if v, err = readValue("--value", value, 64<<10); err != nil {
+					return err
+				}
+			default:
+				return fail(ExitInvalid, "--value takes @FILE or env:VAR only, so a secret never sits on the command line")
+			}
+			if v == "" {
+				return fail(ExitInvalid, "the credential value is empty")
+			}
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			m, err := c.PutCredential(cmd.Context(), args[0], typ, v, desc)
+			if err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, m)
+		},
+	}
+	putCmd.Flags().StringVar(&typ, "type", "", "credential type: bearer-token (sent as Bearer <value>), api-key, basic, ...")
+	putCmd.Flags().StringVar(&desc, "description", "", "a description")
+	putCmd.Flags().StringVar(&value, "value", "", "@FILE or env:VAR holding the value (default: stdin)")
+
+	listCmd := &cobra.Command{
+		Use: "list", Short: "List credentials (never their values)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			list, err := c.Credentials(cmd.Context())
+			if err != nil {
+				return serverError(err)
+			}
+			if list == nil {
+				list = []client.Credential{}
+			}
+			return writeJSON(io.Out, list)
+		},
+	}
+	deleteCmd := &cobra.Command{
+		Use: "delete ID", Short: "Delete a credential", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			if err := c.DeleteCredential(cmd.Context(), args[0]); err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, map[string]any{"id": args[0], "deleted": true})
+		},
+	}
+	cmd.AddCommand(putCmd, listCmd, deleteCmd)
+	return cmd
+}
+
+// ReadAllFrom reads the command's stdin up to limit bytes.
+func (s Stdio) ReadAllFrom(limit int64) (string, error) {
+	if s.In == nil {
+		return "", fail(ExitInvalid, "no input on stdin")
+	}
+	b, err := io.ReadAll(io.LimitReader(s.In, limit+1))
+	if err != nil {
+		return "", fail(ExitInvalid, "reading stdin: %v", err)
+	}
+	if int64(len(b)) > limit {
+		return "", fail(ExitInvalid, "stdin holds more than %d bytes", limit)
+	}
+	return string(b), nil
+}
