@@ -64,8 +64,8 @@ func serverError(err error) error {
 // permissionFlags are the grants an account command may set.
 type permissionFlags struct {
 	operations, hosts, apis, credentials, agents, mcpServers, capabilities, kbs []string
-	level                                                                      string
-	limits                                                                     []string
+	level                                                                       string
+	limits                                                                      []string
 }
 
 func (p *permissionFlags) register(cmd *cobra.Command) {
