@@ -19,8 +19,7 @@ import (
 // asynchronous executions. They stop when ctx ends or Close is called.
 func (m *Manager) Start(ctx context.Context) error {
 	if m.cfg.Owner == "" {
-		host, _ := os.Hostname()
-		m.cfg.Owner = fmt.Sprintf("%s:%d", host, os.Getpid())
+		m.cfg.Owner = DefaultOwner()
 	}
 	if err := m.recover(ctx); err != nil {
 		return err
@@ -34,6 +33,12 @@ func (m *Manager) Start(ctx context.Context) error {
 		}()
 	}
 	return nil
+}
+
+// DefaultOwner names this process in queue leases: host and pid.
+func DefaultOwner() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
 }
 
 // Close stops taking queued executions and waits up to grace for running ones

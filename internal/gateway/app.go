@@ -146,6 +146,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Slots:       lim.slots,
 		Finished:    func(status string) { srv.Execution(status) },
 		Workers:     cfg.Workers,
+		Owner:       execution.DefaultOwner(),
 		AsyncBudget: cfg.Limits.AsyncExecutionTime,
 	})
 	srv = New(Config{
@@ -165,6 +166,15 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}, reg, clk, log)
 	a.Server = srv
 
+	// The data directory is this process's alone (the store's lock): leases
+	// held by another owner belong to a process that died. Free them now
+	// instead of when they run out, so its executions resume at once.
+	owner := execution.DefaultOwner()
+	if n, err := a.queue.ReleaseOthers(ctx, owner); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Info("resuming executions of a previous process", "leases", n)
+	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.stop = cancel
 	if err := a.execs.Start(runCtx); err != nil {

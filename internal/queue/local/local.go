@@ -288,3 +288,39 @@ func newToken() string {
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// ReleaseOthers makes every item leased by an owner other than owner visible
+// at once. The local queue lives in a data directory that one process holds
+// (the store's directory lock), so on start-up every such lease belonged to a
+// process that is gone: waiting for it to run out would only delay recovery.
+// It returns how many leases were released.
+func (q *Queue) ReleaseOthers(ctx context.Context, owner string) (int64, error) {
+	if err := q.check(); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := q.db.Write(ctx, func(tx *sqlite.Tx) error {
+		res, err := tx.Exec(`UPDATE queue_items SET owner = NULL, token = NULL, visible_at = ?
+			WHERE owner IS NOT NULL AND owner <> ?`, q.now(), owner)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, storeErr(err)
+	}
+	if n > 0 {
+		q.mu.Lock()
+		topics := make([]string, 0, len(q.signals))
+		for t := range q.signals {
+			topics = append(topics, t)
+		}
+		q.mu.Unlock()
+		for _, t := range topics {
+			q.wake(t)
+		}
+	}
+	return n, nil
+}

@@ -111,3 +111,31 @@ func TestItemsSurviveRestart(t *testing.T) {
 		}
 	}
 }
+
+// A restarted process releases the leases of the one that died at once.
+func TestReleaseOthers(t *testing.T) {
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	q := local.New(db, nil)
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dead, err := q.Lease(ctx, "t", "old-process", 2, time.Hour)
+	if err != nil || len(dead) != 2 {
+		t.Fatalf("lease: %v %d", err, len(dead))
+	}
+	mine, _ := q.Lease(ctx, "t", "new-process", 1, time.Hour)
+	n, err := q.ReleaseOthers(ctx, "new-process")
+	if err != nil || n != 2 {
+		t.Fatalf("released %d (%v), want 2", n, err)
+	}
+	again, _ := q.Lease(ctx, "t", "new-process", 10, time.Hour)
+	if len(again) != 2 || len(mine) != 1 {
+		t.Fatalf("after release: %d visible, want the 2 of the dead owner", len(again))
+	}
+	if err := q.Ack(ctx, dead[0]); err == nil {
+		t.Fatal("the dead owner's lease still acks")
+	}
+}
