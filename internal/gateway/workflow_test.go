@@ -170,7 +170,17 @@ type sseEvent struct {
 // readSSE reads an event stream to its end event.
 func readSSE(t *testing.T, s *testServer, key, path, lastID string) ([]sseEvent, string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", s.http.URL+path, nil)
+	return readSSEFrom(t, s.http.URL, key, path, lastID)
+}
+
+func readSSEAt(t *testing.T, url, key, path string) ([]sseEvent, string) {
+	t.Helper()
+	return readSSEFrom(t, url, key, path, "")
+}
+
+func readSSEFrom(t *testing.T, url, key, path, lastID string) ([]sseEvent, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url+path, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
