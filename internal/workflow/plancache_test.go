@@ -136,3 +136,41 @@ func TestPlanCacheSkipsInvalidLargeAndDisabled(t *testing.T) {
 		t.Fatal("NoPlanCache still reused a compiled plan")
 	}
 }
+
+// A document reused with a new executionId (as clients must, to start a new
+// execution) runs from the cached plan, and carries its own id.
+func TestPlanCacheIgnoresTheExecutionID(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	h := newHarness(t, srv, nil)
+	a := account()
+	first, _ := h.runner.Compile([]byte(cachedDoc), a)
+	other := strings.Replace(cachedDoc, `"executionId":"c1"`, `"executionId":"c2-new_run"`, 1)
+	second, rep := h.runner.Compile([]byte(other), a)
+	if rep != nil {
+		t.Fatal(toJSON(t, rep))
+	}
+	if second.Plan() != first.Plan() {
+		t.Fatal("a new executionId compiled the document again")
+	}
+	if second.Workflow().Begin.ExecutionID != "c2-new_run" || first.Workflow().Begin.ExecutionID != "c1" {
+		t.Fatalf("ids: %q and %q", first.Workflow().Begin.ExecutionID, second.Workflow().Begin.ExecutionID)
+	}
+	// Anything else that differs is another document.
+	spaced := strings.Replace(cachedDoc, `"executionId":"c1"`, `"executionId": "c1"`, 1)
+	if third, _ := h.runner.Compile([]byte(spaced), a); third.Plan() == first.Plan() {
+		t.Fatal("different bytes around the id shared a plan")
+	}
+	// An invalid id is never cut out: it must meet validation.
+	for _, bad := range []string{`"executionId":""`, `"executionId":"a b"`, `"executionId":"` + strings.Repeat("x", 129) + `"`} {
+		doc := strings.Replace(cachedDoc, `"executionId":"c1"`, bad, 1)
+		if c, rep := h.runner.Compile([]byte(doc), a); c != nil || rep == nil {
+			t.Errorf("%s: compiled from the cache instead of failing validation", bad)
+		}
+	}
+	// Two executionId keys in the line: no cut.
+	dup := strings.Replace(cachedDoc, `"executionId":"c1"`, `"executionId":"c1","executionId":"c9"`, 1)
+	if c, rep := h.runner.Compile([]byte(dup), a); c != nil && c.Plan() == first.Plan() {
+		t.Errorf("a line with two executionId keys hit the cache (report %v)", rep)
+	}
+}

@@ -135,9 +135,9 @@ func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) 
 // cache. Exactly one result is non-nil: the compiled workflow, or the report
 // of an invalid document.
 func (r *Runner) Compile(doc []byte, a Account) (*Compiled, *validate.Report) {
-	key := r.plans.key(doc, a)
+	key, clientID := r.plans.key(doc, a)
 	if c, ok := r.plans.get(a.ID, key); ok {
-		return c, nil
+		return c.withExecutionID(clientID), nil
 	}
 	env := r.Environment(a)
 	report := validate.Document(doc, r.options(a, env))
@@ -171,6 +171,18 @@ func (c *Compiled) Plan() *engine.Plan { return c.plan }
 // Workflow is the decoded document (its beginExecution carries the client's
 // executionId, the idempotency key of RESOLUTIONS).
 func (c *Compiled) Workflow() *a2e.Workflow { return c.workflow }
+
+// withExecutionID is c for a document that differs from c's only in its
+// executionId (see planCache.key): the plan is shared, the workflow's
+// beginExecution carries id.
+func (c *Compiled) withExecutionID(id string) *Compiled {
+	if c.workflow == nil || c.workflow.Begin.ExecutionID == id {
+		return c
+	}
+	w := *c.workflow
+	w.Begin.ExecutionID = id
+	return &Compiled{plan: c.plan, workflow: &w, warnings: c.warnings}
+}
 
 // Warnings are validation's warnings for the document.
 func (c *Compiled) Warnings() []fault.Object { return c.warnings }
