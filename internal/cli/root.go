@@ -84,6 +84,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newServeCmd(io),
 		newAccountsCmd(io),
 		newVaultCmd(io),
+		newBenchCmd(io),
 		newE2ACmd(io),
 	)
 	return root

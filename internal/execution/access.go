@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // errCancelled is the cause of a context cancelled by execution.cancel.
@@ -53,7 +55,7 @@ func (m *Manager) Cancel(ctx context.Context, p *account.Principal, id string) (
 		v := viewOf(e)
 		res.Results, res.Errors, res.DurationMs = v.Results, v.Errors, v.DurationMs
 	}
-	if err := m.finish(ctx, e, res, false); err != nil {
+	if err := m.finish(ctx, e, res); err != nil {
 		return View{}, err
 	}
 	m.mu.Lock()
@@ -97,7 +99,12 @@ func (m *Manager) Follow(ctx context.Context, p *account.Principal, id string, a
 			// failed then) has nothing more to send.
 			var e store.Execution
 			if e, err = m.cfg.Store.GetExecution(ctx, p.ID, id); err == nil && e.Status.Final() {
-				if done, err = m.replay(ctx, id, &last, send); err == nil {
+				if done, err = m.replay(ctx, id, &last, send); err == nil && !done && last == 0 {
+					// A synchronous execution stores no frames: its one frame
+					// is the final one, made from the record.
+					err = m.sendRecorded(e, send)
+				}
+				if err == nil {
 					done = true
 				}
 			}
@@ -169,4 +176,34 @@ func isFinalFrame(data []byte) bool {
 		IsFinal bool `json:"is_final"`
 	}
 	return json.Unmarshal(data, &f) == nil && f.IsFinal
+}
+
+// sendRecorded sends the final frame of a finished execution that stored no
+// frames (a synchronous one), built from its record: sequence 0, e2a.complete
+// with the stored execute response.
+func (m *Manager) sendRecorded(e store.Execution, send func(Frame) error) error {
+	var frame []byte
+	sink := e2a.SinkFunc(func(r *e2a.Response) error {
+		b, err := e2a.AppendResponse(nil, r)
+		frame = b
+		return err
+	})
+	env := e2a.NewEnvelope()
+	env.RequestID, env.Method, env.UserID = e.ID, e2a.MethodWorkflowExecute, e.AccountID
+	at := e.CreatedAt
+	if e.FinishedAt != nil {
+		at = *e.FinishedAt
+	}
+	w, err := e2a.NewStreamWriter(env, sink, e2a.StreamOptions{Now: func() time.Time { return at }})
+	if err != nil {
+		return err
+	}
+	result := any(json.RawMessage(e.Result))
+	if len(e.Result) == 0 {
+		result = viewOf(e)
+	}
+	if err := w.Complete(result); err != nil {
+		return err
+	}
+	return send(Frame{Seq: 1, Data: frame, Final: true})
 }

@@ -83,6 +83,7 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // execution id -> cancel, in this process
 	active  map[string]int                     // account id -> executions running now
+	flights map[string]chan struct{}           // account and client id of synchronous runs in flight
 
 	stop    context.CancelFunc
 	workers sync.WaitGroup
@@ -111,6 +112,7 @@ func New(cfg Config) *Manager {
 		log:     cfg.Logger,
 		running: map[string]context.CancelCauseFunc{},
 		active:  map[string]int{},
+		flights: map[string]chan struct{}{},
 	}
 	m.sync = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger})
 	m.durable = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger,

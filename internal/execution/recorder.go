@@ -69,10 +69,8 @@ type recorder struct {
 	w    *e2a.StreamWriter
 	base int64 // frames stored before this run (resume)
 
-	mu      sync.Mutex
-	pending []json.RawMessage // frames of a synchronous run, stored at its end
-	final   bool
-	err     error // the first store failure
+	mu  sync.Mutex
+	err error // the first store failure
 }
 
 func (m *Manager) newRecorder(id, accountID string, base int64, durable bool, onFrame func(*e2a.Response)) *recorder {
@@ -90,6 +88,9 @@ func (r *recorder) event(ev engine.Event) {
 	if r.m.cfg.Audit != nil && (ev.Kind == engine.EventFinished || ev.Kind == engine.EventFailed) {
 		r.m.cfg.Audit(r.account, r.id, ev)
 	}
+	if !r.durable && r.onFrame == nil {
+		return // nobody would see the frame
+	}
 	if err := r.w.Chunk(e2a.DeltaCustom, eventDelta(ev)); err != nil {
 		r.m.log.Warn("execution frame not written", "executionId", r.id, "error", err)
 	}
@@ -99,26 +100,26 @@ func (r *recorder) event(ev engine.Event) {
 // whatever the workflow's own status (RESOLUTIONS).
 func (r *recorder) complete(result any) { _ = r.w.Complete(result) }
 
-// WriteFrame is the StreamWriter's sink.
+// WriteFrame is the StreamWriter's sink. An asynchronous execution stores
+// every frame at once. A synchronous one hands its frames to the caller's
+// stream only: its caller has the answer already, and storing every step's
+// frame would cost more than the run. Its record holds the result, from
+// which a replay makes its one final frame (Manager.sendRecorded).
 func (r *recorder) WriteFrame(f *e2a.Response) error {
 	g := *f
 	g.Sequence += r.base
+	if r.onFrame != nil {
+		r.onFrame(&g)
+	}
+	if !r.durable {
+		return nil
+	}
 	b, err := e2a.AppendResponse(nil, &g)
 	if err != nil {
 		return fault.New(fault.Internal, "an execution frame could not be encoded").WithCause(err)
 	}
-	if r.onFrame != nil {
-		r.onFrame(&g)
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if g.IsFinal {
-		r.final = true
-	}
-	if !r.durable {
-		r.pending = append(r.pending, b)
-		return nil
-	}
 	r.storeLocked(context.Background(), storedFrame{Seq: g.Sequence + 1, Data: b, Final: g.IsFinal})
 	return nil
 }
@@ -141,16 +142,4 @@ func (r *recorder) storeLocked(ctx context.Context, frames ...storedFrame) {
 		return
 	}
 	r.m.hub.publish(r.id, frames...)
-}
-
-// flush stores the frames of a synchronous run, in one write.
-func (r *recorder) flush(ctx context.Context) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	frames := make([]storedFrame, len(r.pending))
-	for i, b := range r.pending {
-		frames[i] = storedFrame{Seq: r.base + int64(i) + 1, Data: b, Final: r.final && i == len(r.pending)-1}
-	}
-	r.pending = nil
-	r.storeLocked(ctx, frames...)
 }

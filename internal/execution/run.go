@@ -33,6 +33,9 @@ type Request struct {
 // synchronous run, or the view of a queued (or earlier, same-id) execution.
 type Outcome struct {
 	Result *engine.Result // synchronous run
+	// ResultJSON is Result encoded (once, for the record, the final frame
+	// and the answer).
+	ResultJSON json.RawMessage
 	View   *View          // queued, or found by the client's executionId
 	// Queued says the execution was accepted for later (202).
 	Queued bool
@@ -40,6 +43,9 @@ type Outcome struct {
 
 // Body is the execute response body.
 func (o *Outcome) Body() any {
+	if o.ResultJSON != nil {
+		return o.ResultJSON
+	}
 	if o.Result != nil {
 		return o.Result
 	}
@@ -123,16 +129,17 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 	budget := time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
 	rec.BudgetMs = budget.Milliseconds()
 	if rec.ClientID != "" {
-		// The record comes first, so a second call with the same id finds it.
-		rec.Status = store.StatusRunning
-		stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
+		// The same id is the same execution: one that ran before is
+		// answered, one running now in this process is waited for.
+		done, earlier, err := m.claim(ctx, rec)
 		if err != nil {
 			return nil, err
 		}
-		if !created {
-			v := viewOf(stored)
+		if earlier != nil {
+			v := viewOf(*earlier)
 			return &Outcome{View: &v}, nil
 		}
+		defer done()
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -144,37 +151,104 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 		ExecutionID: rec.ID, Account: p.ID, SessionID: req.SessionID, Input: req.Input,
 		MaxExecutionTime: budget, OnEvent: r.event,
 	})
-	r.complete(res)
-	if err := m.finish(context.WithoutCancel(ctx), rec, res, rec.ClientID == ""); err != nil {
+	result, err := json.Marshal(res)
+	if err != nil {
+		return nil, fault.New(fault.Internal, "the result of execution %s could not be encoded", rec.ID).WithCause(err)
+	}
+	r.complete(json.RawMessage(result))
+	stored, created, err := m.create(context.WithoutCancel(ctx), rec, res, result)
+	if err != nil {
 		return nil, err
 	}
-	r.flush(ctx)
-	return &Outcome{Result: res}, nil
+	if !created {
+		// Another process ran the same executionId meanwhile and stored it
+		// first: the stored one is the execution (see the package doc).
+		v := viewOf(stored)
+		return &Outcome{View: &v}, nil
+	}
+	return &Outcome{Result: res, ResultJSON: result}, nil
 }
 
-// finish stores an execution's final state: a new record (create) or an
-// update of the stored one. A record that became final meanwhile (cancelled
-// by the caller) keeps its state.
-func (m *Manager) finish(ctx context.Context, rec store.Execution, res *engine.Result, create bool) error {
+// finish stores the final state of an execution whose record exists. A
+// record that became final meanwhile (cancelled by the caller) keeps its state.
+func (m *Manager) finish(ctx context.Context, rec store.Execution, res *engine.Result) error {
 	result, err := json.Marshal(res)
 	if err != nil {
 		return fault.New(fault.Internal, "the result of execution %s could not be encoded", rec.ID).WithCause(err)
 	}
-	errs, _ := json.Marshal(res.Errors)
 	status := store.Status(res.Status)
-	if m.cfg.Finished != nil && status.Final() {
-		defer m.cfg.Finished(string(status))
-	}
-	if create {
-		rec.Status, rec.Result, rec.Errors = status, result, errs
-		_, _, err = m.cfg.Store.CreateExecution(ctx, rec)
-		return err
-	}
+	errs, _ := json.Marshal(res.Errors)
 	err = m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: result, Errors: errs})
 	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
 		return nil
 	}
+	if err == nil {
+		m.finished(status)
+	}
 	return err
+}
+
+// create stores a synchronous execution once it has run: one write.
+func (m *Manager) create(ctx context.Context, rec store.Execution, res *engine.Result, result json.RawMessage) (store.Execution, bool, error) {
+	rec.Status, rec.Result = store.Status(res.Status), result
+	rec.Errors, _ = json.Marshal(res.Errors)
+	stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
+	if err == nil && created {
+		m.finished(rec.Status)
+	}
+	return stored, created, err
+}
+
+func (m *Manager) finished(status store.Status) {
+	if m.cfg.Finished != nil && status.Final() {
+		m.cfg.Finished(string(status))
+	}
+}
+
+// claim takes the account's client executionId for a synchronous run in
+// this process. A run with that id in flight here is waited for; an earlier
+// execution with it is returned (or a Conflict, for another document).
+func (m *Manager) claim(ctx context.Context, rec store.Execution) (done func(), earlier *store.Execution, err error) {
+	key := rec.AccountID + "\x00" + rec.ClientID
+	for {
+		m.mu.Lock()
+		f, busy := m.flights[key]
+		if !busy {
+			f = make(chan struct{})
+			m.flights[key] = f
+		}
+		m.mu.Unlock()
+		if busy {
+			select {
+			case <-f:
+				continue
+			case <-ctx.Done():
+				return nil, nil, fault.New(fault.Unavailable, "cancelled while the same executionId was running").WithCause(ctx.Err())
+			}
+		}
+		release := func() {
+			m.mu.Lock()
+			delete(m.flights, key)
+			m.mu.Unlock()
+			close(f)
+		}
+		e, err := m.cfg.Store.FindExecutionByClientID(ctx, rec.AccountID, rec.ClientID)
+		switch fe, _ := fault.As(err); {
+		case err == nil:
+			release()
+			if e.Digest != rec.Digest {
+				return nil, nil, fault.New(fault.Conflict, "executionId %q was already used with another document", rec.ClientID).
+					WithDetail("executionId", rec.ClientID).
+					WithSuggestions("Use a new executionId for a new document, or resend the same document to get the earlier execution")
+			}
+			return nil, &e, nil
+		case fe != nil && fe.Kind == fault.NotFound:
+			return release, nil, nil
+		default:
+			release()
+			return nil, nil, err
+		}
+	}
 }
 
 // errShutdown is the cause of the context of executions stopped because the

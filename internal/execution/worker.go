@@ -178,7 +178,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, 0)
 		return
 	}
-	if err := m.finish(context.WithoutCancel(ctx), e, res, false); err != nil {
+	if err := m.finish(context.WithoutCancel(ctx), e, res); err != nil {
 		m.log.Error("execution result not stored", "executionId", id, "error", fault.From(err))
 		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, time.Second)
 		return
@@ -240,7 +240,7 @@ func (m *Manager) failQueued(ctx context.Context, it queue.Item, e store.Executi
 	base, _ := m.storedFrames(ctx, e.ID)
 	r := m.newRecorder(e.ID, e.AccountID, base, true, nil)
 	r.complete(res)
-	if err := m.finish(ctx, e, res, false); err != nil {
+	if err := m.finish(ctx, e, res); err != nil {
 		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(err))
 	}
 	_ = m.cfg.Queue.Ack(ctx, it)

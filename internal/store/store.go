@@ -237,6 +237,9 @@ type Executions interface {
 	// GetExecution returns an execution of the account; another account's id
 	// is NotFound.
 	GetExecution(ctx context.Context, accountID, id string) (Execution, error)
+	// FindExecutionByClientID returns the account's execution with this client
+	// executionId; NotFound when there is none.
+	FindExecutionByClientID(ctx context.Context, accountID, clientID string) (Execution, error)
 	// ListExecutions pages through the account's executions, newest first,
 	// without documents, inputs, results and errors.
 	ListExecutions(ctx context.Context, accountID string, q ExecutionQuery) (execs []Execution, next string, err error)

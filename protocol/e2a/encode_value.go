@@ -260,6 +260,11 @@ func (w *encoder) value(v any) {
 
 // fallback encodes v with encoding/json (no HTML escaping, compact).
 func (w *encoder) fallback(v any) {
+	if raw, ok := v.(json.RawMessage); ok && json.Valid(raw) {
+		// Already JSON (a result encoded once for several uses): as is.
+		w.b = append(w.b, raw...)
+		return
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -117,6 +117,20 @@ func (db *DB) GetExecution(ctx context.Context, accountID, id string) (store.Exe
 	return r.execution(), nil
 }
 
+// FindExecutionByClientID implements store.Executions.
+func (db *DB) FindExecutionByClientID(ctx context.Context, accountID, clientID string) (store.Execution, error) {
+	var r execRow
+	err := db.ReadRow(ctx, `SELECT `+execFullCols+` FROM executions WHERE account_id = ? AND client_id = ?`, accountID, clientID).
+		Scan(r.targets(true)...)
+	if isNoRows(err) {
+		return store.Execution{}, fault.New(fault.NotFound, "no execution with this executionId")
+	}
+	if err != nil {
+		return store.Execution{}, readErr("the execution", err)
+	}
+	return r.execution(), nil
+}
+
 // ListExecutions implements store.Executions: newest first by insertion
 // order; the cursor is the seq of the last execution given.
 func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.ExecutionQuery) ([]store.Execution, string, error) {

@@ -103,6 +103,17 @@ func testExecutionIdempotency(t *testing.T, s store.Store) {
 		t.Fatal("bob's execution not created")
 	}
 
+	// Found by client id, per account.
+	fa, err := s.FindExecutionByClientID(ctx, "alice", "my-run")
+	must(t, err)
+	fb, err := s.FindExecutionByClientID(ctx, "bob", "my-run")
+	must(t, err)
+	if fa.AccountID != "alice" || fb.ID != "ex-b" || fa.ID == fb.ID {
+		t.Fatalf("find by client id: alice %s, bob %s", fa.ID, fb.ID)
+	}
+	_, err = s.FindExecutionByClientID(ctx, "alice", "never-used")
+	wantKind(t, err, fault.NotFound, "unknown client id")
+
 	// The replay returns the execution as it is now, final or not.
 	must(t, s.UpdateExecution(ctx, "alice", "ex-1", store.ExecutionUpdate{Status: store.StatusFailed, Errors: json.RawMessage(`[{"type":"ExecutionError"}]`)}))
 	got, created, err = s.CreateExecution(ctx, again)
