@@ -5,13 +5,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/sluicehq/sluice/internal/benchserve"
 )
 
 func newBenchCmd(io Stdio) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure whole-system figures"}
-	var o benchserve.Options
+	var o benchOptions
 	var phases string
 	var asJSON bool
 	serveCmd := &cobra.Command{
@@ -22,7 +20,7 @@ func newBenchCmd(io Stdio) *cobra.Command {
 			if phases != "" {
 				o.Phases = strings.Split(phases, ",")
 			}
-			rep, err := benchserve.Run(cmd.Context(), o)
+			rep, err := runBenchServe(cmd.Context(), o)
 			if err != nil {
 				return fail(ExitFailed, "%v", err)
 			}
@@ -45,6 +43,7 @@ func newBenchCmd(io Stdio) *cobra.Command {
 	fl.StringVar(&o.DataDir, "data", "", "data directory (default: a temporary one)")
 	fl.StringVar(&phases, "phases", "", "phases to run, comma-separated: direct,data,apicall (default all)")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	fl.IntVar(&o.Rate, "rate", 0, "pace each phase at this many requests/s in all (0: as fast as possible); compare latency at one rate")
 	fl.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	cmd.AddCommand(serveCmd)
 	return cmd

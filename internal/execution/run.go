@@ -36,7 +36,7 @@ type Outcome struct {
 	// ResultJSON is Result encoded (once, for the record, the final frame
 	// and the answer).
 	ResultJSON json.RawMessage
-	View   *View          // queued, or found by the client's executionId
+	View       *View // queued, or found by the client's executionId
 	// Queued says the execution was accepted for later (202).
 	Queued bool
 }

@@ -124,7 +124,9 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		MaxOperations: cfg.Limits.MaxOperations, MaxLoopIterations: cfg.Limits.MaxLoopIterations,
 	}})
 	a.queue = local.New(a.db, clk)
-	a.audit = audit.New(audit.Config{Store: a.db, Logger: log})
+	// Small, frequent audit batches: each is a transaction of the one writer,
+	// and a large one holds up the executions queued behind it.
+	a.audit = audit.New(audit.Config{Store: a.db, Logger: log, Batch: 64, FlushEvery: 20 * time.Millisecond})
 	sink := auditSink{add: a.audit.Add}
 
 	reg := o.Registry

@@ -60,6 +60,9 @@ type Options struct {
 	// MaxBatch is how many concurrent writes one transaction may carry; 1
 	// turns group commit off (one transaction per write). Default 512.
 	MaxBatch int
+	// CheckpointEvery is how often the WAL is checkpointed, off the write
+	// path (default DefaultCheckpointEvery).
+	CheckpointEvery time.Duration
 	// Readers is the size of the read pool; default max(4, GOMAXPROCS).
 	Readers int
 	// BusyTimeout is how long a connection waits for a lock; default 5 s.
@@ -79,6 +82,7 @@ type DB struct {
 	w     *writer
 	rdb   *sql.DB
 	reads stmtCache
+	ckpt  *walCheckpointer
 
 	closeOnce sync.Once
 	closeErr  error
@@ -133,7 +137,9 @@ func (db *DB) open(ctx context.Context, o Options) error {
 	common.Add("_pragma", "synchronous("+sync+")")
 	common.Add("_pragma", "foreign_keys(1)")
 
-	wq := url.Values{"_pragma": append([]string{"journal_mode(WAL)", "journal_size_limit(67108864)", "cache_size(-16000)"}, common["_pragma"]...)}
+	// wal_autocheckpoint(0): checkpoints run in their own connection (see
+	// walCheckpointer), never inside a commit.
+	wq := url.Values{"_pragma": append([]string{"journal_mode(WAL)", "journal_size_limit(67108864)", "cache_size(-16000)", "wal_autocheckpoint(0)"}, common["_pragma"]...)}
 	wq.Set("_txlock", "immediate")
 	wdb, err := sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {
@@ -167,6 +173,13 @@ func (db *DB) open(ctx context.Context, o Options) error {
 	db.reads = stmtCache{db: rdb}
 	if err := db.w.start(ctx); err != nil {
 		return unavailable("the database cannot be written", err)
+	}
+	every := o.CheckpointEvery
+	if every <= 0 {
+		every = DefaultCheckpointEvery
+	}
+	if db.ckpt, err = startCheckpointer(path, common, every, db); err != nil {
+		return unavailable("the database cannot be checkpointed", err)
 	}
 	return nil
 }
@@ -228,6 +241,9 @@ func (db *DB) Close() error {
 		var errs []error
 		if db.w != nil {
 			errs = append(errs, db.w.close())
+		}
+		if db.ckpt != nil {
+			errs = append(errs, db.ckpt.close())
 		}
 		if db.rdb != nil {
 			db.reads.close()

@@ -1,9 +1,9 @@
-// Package benchserve is `sluice bench serve`: it starts a whole server in this
+// `sluice bench serve` starts a whole server in this
 // process (SQLite in a temporary data directory, durability as in
 // production), a loopback upstream API, and drives concurrent clients
 // through a data workflow and an ApiCall workflow, next to the same upstream
 // called directly, reporting requests per second and latency percentiles.
-package benchserve
+package cli
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 )
 
 // Options tune a run.
-type Options struct {
+type benchOptions struct {
 	Clients  int           // concurrent clients (default 32)
 	Duration time.Duration // per phase (default 5 s)
 	Warmup   time.Duration // per phase, not measured (default 1 s)
@@ -36,10 +36,14 @@ type Options struct {
 	Phases []string
 	// CPUProfile names a file for a CPU profile of the measured phases.
 	CPUProfile string
+	// Rate paces each phase at this many requests per second in all (0: as
+	// fast as the clients go). Latency is compared fairly only at the same
+	// rate: at saturation each phase's p99 is mostly queueing.
+	Rate int
 }
 
 // Phase is one measured load.
-type Phase struct {
+type benchPhase struct {
 	Name     string        `json:"name"`
 	Requests int64         `json:"requests"`
 	Errors   int64         `json:"errors"`
@@ -52,10 +56,11 @@ type Phase struct {
 }
 
 // Report is a whole run.
-type Report struct {
+type benchReport struct {
 	Clients  int           `json:"clients"`
+	Rate     int           `json:"rate,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
-	Phases   []Phase       `json:"phases"`
+	Phases   []benchPhase  `json:"phases"`
 	// ApiCallRatio is the ApiCall workflow's requests/s over direct calls';
 	// ApiCallP99Extra its p99 minus direct calls' p99.
 	ApiCallRatio    float64       `json:"apicall_vs_direct_ratio,omitempty"`
@@ -64,13 +69,13 @@ type Report struct {
 
 // Phase names.
 const (
-	PhaseDirect  = "direct"
-	PhaseData    = "data"
-	PhaseApiCall = "apicall"
+	phaseDirect  = "direct"
+	phaseData    = "data"
+	phaseApiCall = "apicall"
 )
 
 // Run runs the benchmark.
-func Run(ctx context.Context, o Options) (*Report, error) {
+func runBenchServe(ctx context.Context, o benchOptions) (*benchReport, error) {
 	if o.Clients <= 0 {
 		o.Clients = 32
 	}
@@ -81,7 +86,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		o.Warmup = time.Second
 	}
 	if len(o.Phases) == 0 {
-		o.Phases = []string{PhaseDirect, PhaseData, PhaseApiCall}
+		o.Phases = []string{phaseDirect, phaseData, phaseApiCall}
 	}
 	if o.DataDir == "" {
 		dir, err := os.MkdirTemp("", "sluice-bench-")
@@ -129,7 +134,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	c := client.New(base, key.APIKey, hc)
 
-	rep := &Report{Clients: o.Clients, Duration: o.Duration}
+	rep := &benchReport{Clients: o.Clients, Duration: o.Duration, Rate: o.Rate}
 	if o.CPUProfile != "" {
 		f, err := os.Create(o.CPUProfile)
 		if err != nil {
@@ -144,29 +149,29 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	for _, ph := range o.Phases {
 		var call func(ctx context.Context, client, n int) error
 		switch ph {
-		case PhaseDirect:
-			call = func(ctx context.Context, _, _ int) error { return get(ctx, hc, upstream.URL+"/user") }
-		case PhaseData:
+		case phaseDirect:
+			call = func(ctx context.Context, _, _ int) error { return benchGet(ctx, hc, upstream.URL+"/user") }
+		case phaseData:
 			call = func(ctx context.Context, cl, n int) error {
 				e, err := c.Execute(ctx, dataWorkflow(cl, n), client.ExecuteOptions{Input: dataInput(n)})
-				return outcome(e, err)
+				return benchOutcome(e, err)
 			}
-		case PhaseApiCall:
+		case phaseApiCall:
 			call = func(ctx context.Context, cl, n int) error {
 				e, err := c.Execute(ctx, apiCallWorkflow(upstream.URL, cl, n), client.ExecuteOptions{})
-				return outcome(e, err)
+				return benchOutcome(e, err)
 			}
 		default:
 			return nil, fmt.Errorf("unknown phase %q (direct, data, apicall)", ph)
 		}
-		rep.Phases = append(rep.Phases, measure(ctx, ph, o, call))
+		rep.Phases = append(rep.Phases, benchMeasure(ctx, ph, o, call))
 	}
-	var direct, api *Phase
+	var direct, api *benchPhase
 	for i := range rep.Phases {
 		switch rep.Phases[i].Name {
-		case PhaseDirect:
+		case phaseDirect:
 			direct = &rep.Phases[i]
-		case PhaseApiCall:
+		case phaseApiCall:
 			api = &rep.Phases[i]
 		}
 	}
@@ -177,7 +182,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-func outcome(e *client.Execution, err error) error {
+func benchOutcome(e *client.Execution, err error) error {
 	if err != nil {
 		return err
 	}
@@ -187,7 +192,7 @@ func outcome(e *client.Execution, err error) error {
 	return nil
 }
 
-func get(ctx context.Context, hc *http.Client, url string) error {
+func benchGet(ctx context.Context, hc *http.Client, url string) error {
 	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 	if err != nil {
 		return err
@@ -206,7 +211,7 @@ func get(ctx context.Context, hc *http.Client, url string) error {
 
 // measure runs call from o.Clients goroutines: a warm-up, then o.Duration of
 // measured calls.
-func measure(ctx context.Context, name string, o Options, call func(ctx context.Context, client, n int) error) Phase {
+func benchMeasure(ctx context.Context, name string, o benchOptions, call func(ctx context.Context, client, n int) error) benchPhase {
 	var seq atomic.Int64
 	run := func(d time.Duration, record bool) ([]time.Duration, int64, string) {
 		var mu sync.Mutex
@@ -214,6 +219,27 @@ func measure(ctx context.Context, name string, o Options, call func(ctx context.
 		var errs atomic.Int64
 		var first atomic.Value
 		end := time.Now().Add(d)
+		// With a rate, a pacer hands out the times requests are due; latency
+		// counts from that time, so a server that falls behind is charged
+		// for the wait (no coordinated omission).
+		var due chan time.Time
+		if o.Rate > 0 {
+			due = make(chan time.Time, o.Clients)
+			go func() {
+				defer close(due)
+				interval := time.Second / time.Duration(o.Rate)
+				next := time.Now()
+				for next.Before(end) && ctx.Err() == nil {
+					time.Sleep(time.Until(next))
+					select {
+					case due <- next:
+					case <-ctx.Done():
+						return
+					}
+					next = next.Add(interval)
+				}
+			}()
+		}
 		var wg sync.WaitGroup
 		for cl := range o.Clients {
 			wg.Add(1)
@@ -223,6 +249,13 @@ func measure(ctx context.Context, name string, o Options, call func(ctx context.
 				for time.Now().Before(end) && ctx.Err() == nil {
 					n := int(seq.Add(1))
 					t0 := time.Now()
+					if due != nil {
+						at, ok := <-due
+						if !ok {
+							break
+						}
+						t0 = at
+					}
 					err := call(ctx, cl, n)
 					if err != nil {
 						errs.Add(1)
@@ -247,7 +280,7 @@ func measure(ctx context.Context, name string, o Options, call func(ctx context.
 	lat, errs, fe := run(o.Duration, true)
 	elapsed := time.Since(start)
 	slices.Sort(lat)
-	p := Phase{Name: name, Requests: int64(len(lat)), Errors: errs, FirstError: fe}
+	p := benchPhase{Name: name, Requests: int64(len(lat)), Errors: errs, FirstError: fe}
 	if len(lat) > 0 {
 		p.PerSec = float64(len(lat)) / elapsed.Seconds()
 		p.P50 = lat[len(lat)*50/100]
@@ -288,21 +321,25 @@ func apiCallWorkflow(upstream string, cl, n int) string {
 }
 
 // Write prints the report as a table.
-func (r *Report) Write(w io.Writer) {
-	fmt.Fprintf(w, "%d concurrent clients, %s per phase, server, upstream and clients in one process on %d CPUs\n\n", r.Clients, r.Duration, numCPU())
+func (r *benchReport) Write(w io.Writer) {
+	pace := "as fast as they go"
+	if r.Rate > 0 {
+		pace = fmt.Sprintf("paced at %d requests/s", r.Rate)
+	}
+	fmt.Fprintf(w, "%d concurrent clients %s, %s per phase; server, upstream and clients in one process on %d CPUs\n\n", r.Clients, pace, r.Duration, numCPU())
 	fmt.Fprintf(w, "%-10s %12s %10s %10s %10s %8s\n", "phase", "requests/s", "p50", "p99", "max", "errors")
 	for _, p := range r.Phases {
-		fmt.Fprintf(w, "%-10s %12.0f %10s %10s %10s %8d\n", p.Name, p.PerSec, round(p.P50), round(p.P99), round(p.Max), p.Errors)
+		fmt.Fprintf(w, "%-10s %12.0f %10s %10s %10s %8d\n", p.Name, p.PerSec, roundLatency(p.P50), roundLatency(p.P99), roundLatency(p.Max), p.Errors)
 		if p.FirstError != "" {
 			fmt.Fprintf(w, "           first error: %s\n", p.FirstError)
 		}
 	}
 	if r.ApiCallRatio > 0 {
-		fmt.Fprintf(w, "\nApiCall workflow vs direct: %.2fx requests/s, p99 %+s\n", r.ApiCallRatio, round(r.ApiCallP99Extra))
+		fmt.Fprintf(w, "\nApiCall workflow vs direct: %.2fx requests/s, p99 %+s\n", r.ApiCallRatio, roundLatency(r.ApiCallP99Extra))
 	}
 }
 
-func round(d time.Duration) time.Duration {
+func roundLatency(d time.Duration) time.Duration {
 	switch {
 	case d > 10*time.Millisecond:
 		return d.Round(100 * time.Microsecond)
