@@ -2,6 +2,8 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
+	"testing"
 	"net/http"
 	"net/http/httptest"
 
@@ -24,3 +26,16 @@ func openApp(c *config.Config) (*gateway.App, error) {
 type httptestServer = httptest.Server
 
 func newHTTPTest(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
+
+func decodeJSON(t testing.TB, r *http.Response, v any) {
+	t.Helper()
+	defer r.Body.Close()
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

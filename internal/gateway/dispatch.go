@@ -128,12 +128,12 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 	}
 	switch {
 	case refusal != nil:
-		d.fail(w, refusal)
+		d.fail(w, c, refusal)
 	case c.decodeErr != nil:
-		d.fail(w, c.decodeErr)
+		d.fail(w, c, c.decodeErr)
 	default:
 		if err := d.call(ctx, m.handle, c, w); err != nil {
-			d.fail(w, err)
+			d.fail(w, c, err)
 		}
 	}
 	if err := w.Close(); err != nil && !errors.Is(err, context.Canceled) {
@@ -149,6 +149,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 	}
 	if d.audit != nil {
 		d.audit.Record(r)
+	}
+	if d.logger.Enabled(ctx, slog.LevelDebug) {
+		d.logger.Debug("call", "requestId", r.RequestID, "transport", c.Transport, "method", r.Method,
+			"account", r.AccountID, "decision", r.Decision, "status", r.Status, "code", r.ErrorCode, "latencyMs", latency.Milliseconds())
 	}
 	d.metrics.request(c.Transport, c.Env.Method, rec.code, decision, latency)
 }
@@ -211,16 +215,16 @@ func (d *Dispatcher) call(ctx context.Context, h handler, c *Call, w *e2a.Stream
 }
 
 // fail writes err as the final e2a.error frame, unless one was written.
-func (d *Dispatcher) fail(w *e2a.StreamWriter, err error) {
+func (d *Dispatcher) fail(w *e2a.StreamWriter, c *Call, err error) {
 	if w.Finished() {
 		if err != nil {
-			d.logger.Warn("error after the final frame", "error", fault.From(err))
+			d.logger.Warn("error after the final frame", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fault.From(err))
 		}
 		return
 	}
 	code, message, details := errorBody(err)
 	if fe := fault.From(err); fe.Kind == fault.Internal {
-		d.logger.Error("call failed", "error", fe)
+		d.logger.Error("call failed", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fe)
 	}
 	_ = w.Fail(code, message, details)
 }
