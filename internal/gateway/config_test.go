@@ -3,9 +3,9 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
-	"testing"
 	"net/http"
 	"net/http/httptest"
+	"testing"
 
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
