@@ -20,6 +20,7 @@ func newBenchCmd(io Stdio) *cobra.Command {
 			if phases != "" {
 				o.Phases = strings.Split(phases, ",")
 			}
+			tuneGC() // the server runs in this process: tune it as serve does
 			rep, err := runBenchServe(cmd.Context(), o)
 			if err != nil {
 				return fail(ExitFailed, "%v", err)

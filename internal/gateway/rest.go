@@ -132,14 +132,21 @@ func errorObject(o fault.Object) map[string]any { return map[string]any{"error":
 
 // writeJSON writes v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if raw, ok := v.(json.RawMessage); ok {
+		b = raw // encoded once by the service (an execution's result)
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		status = http.StatusInternalServerError
 		b = []byte(`{"error":{"type":"ExecutionError","message":"the answer could not be encoded"}}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte{'\n'})
 }
 
 // finalSink keeps the final frame; a REST answer is that frame alone.

@@ -260,8 +260,10 @@ func (w *encoder) value(v any) {
 
 // fallback encodes v with encoding/json (no HTML escaping, compact).
 func (w *encoder) fallback(v any) {
-	if raw, ok := v.(json.RawMessage); ok && json.Valid(raw) {
-		// Already JSON (a result encoded once for several uses): as is.
+	if raw, ok := v.(json.RawMessage); ok && len(raw) > 0 {
+		// Already JSON, from our own encoder (a result encoded once for
+		// several uses): as is. The caller vouches for it, as encoding/json's
+		// Marshaler contract asks of any MarshalJSON.
 		w.b = append(w.b, raw...)
 		return
 	}
