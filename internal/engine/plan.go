@@ -103,3 +103,15 @@ func (p *Plan) onError() OnError {
 	}
 	return Stop
 }
+
+// SideEffects reports whether any step of the plan changes the world outside
+// the execution (op.Spec.SideEffects). A plan without any may run twice with
+// nothing to show for it but the time.
+func (p *Plan) SideEffects() bool {
+	for _, st := range p.Steps {
+		if st.Spec.SideEffects {
+			return true
+		}
+	}
+	return false
+}

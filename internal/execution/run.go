@@ -128,9 +128,12 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 	defer release()
 	budget := time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
 	rec.BudgetMs = budget.Milliseconds()
-	if rec.ClientID != "" {
+	if rec.ClientID != "" && c.Plan().SideEffects() {
 		// The same id is the same execution: one that ran before is
-		// answered, one running now in this process is waited for.
+		// answered, one running now in this process is waited for. A plan
+		// without side effects skips this read: should the id exist, the
+		// store's create finds it, and the caller gets the stored execution
+		// all the same (a repeat of a pure run changes nothing).
 		done, earlier, err := m.claim(ctx, rec)
 		if err != nil {
 			return nil, err

@@ -323,3 +323,21 @@ func TestAPICallLimitCountsAttempts(t *testing.T) {
 		t.Fatalf("second API call: %s", r.raw)
 	}
 }
+
+// A workflow without side effects skips the lookup of its executionId before
+// it runs; the answer is the same: the earlier execution, or 409.
+func TestClientExecutionIDOfAPureWorkflow(t *testing.T) {
+	s := newServer(t)
+	_, key := s.anyAccount()
+	doc := func(min int) string {
+		return jsonl(fmt.Sprintf(`{"type":"operationUpdate","operationId":"f","operation":{"FilterData":{"inputPath":"/input/xs","conditions":[{"field":"v","operator":">","value":%d}],"outputPath":"/workflow/big"}}}`, min),
+			`{"type":"beginExecution","executionId":"pure-1","operationOrder":["f"]}`)
+	}
+	in := map[string]any{"xs": []any{map[string]any{"v": 1}, map[string]any{"v": 5}}}
+	first := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc(2), "input": in}).want(t, 200)
+	again := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc(2), "input": in}).want(t, 200)
+	if first.str("execution_id") != again.str("execution_id") || len(again.get("results.f").([]any)) != 1 {
+		t.Fatalf("same id and document: %s then %s", first.raw, again.raw)
+	}
+	s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc(3), "input": in}).want(t, 409)
+}
