@@ -1,12 +1,14 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -98,5 +100,37 @@ func TestCompileErrors(t *testing.T) {
 	}
 	if _, err := engine.Compile(&a2e.Workflow{}, nil); err == nil {
 		t.Error("Compile without an environment succeeded")
+	}
+}
+
+// safeOp is an operation of a side-effecting kind that says whether this
+// instance is safe (as an ApiCall GET does).
+type safeOp struct{ safe bool }
+
+func (safeOp) Run(context.Context, *op.RunContext) (any, error) { return nil, nil }
+func (s safeOp) Safe() bool                                     { return s.safe }
+
+func TestPlanSideEffects(t *testing.T) {
+	step := func(sideEffects bool, o op.Operation) *engine.Step {
+		return &engine.Step{Spec: op.Spec{SideEffects: sideEffects}, Op: o}
+	}
+	cases := []struct {
+		name  string
+		steps []*engine.Step
+		want  bool
+	}{
+		{"none", []*engine.Step{step(false, safeOp{})}, false},
+		{"a safe instance of a side-effecting kind", []*engine.Step{step(false, nil), step(true, safeOp{safe: true})}, false},
+		{"an unsafe instance", []*engine.Step{step(false, nil), step(true, safeOp{safe: false})}, true},
+		{"a side-effecting kind that says nothing", []*engine.Step{step(true, nil)}, true},
+	}
+	for _, c := range cases {
+		p := &engine.Plan{Steps: map[string]*engine.Step{}}
+		for i, st := range c.steps {
+			p.Steps[string(rune('a'+i))] = st
+		}
+		if got := p.SideEffects(); got != c.want {
+			t.Errorf("%s: SideEffects %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -105,13 +105,18 @@ func (p *Plan) onError() OnError {
 }
 
 // SideEffects reports whether any step of the plan changes the world outside
-// the execution (op.Spec.SideEffects). A plan without any may run twice with
-// nothing to show for it but the time.
+// the execution (op.Spec.SideEffects, unless the configured operation says it
+// is safe: an ApiCall GET). A plan without any may run twice with nothing to
+// show for it but the time.
 func (p *Plan) SideEffects() bool {
 	for _, st := range p.Steps {
-		if st.Spec.SideEffects {
-			return true
+		if !st.Spec.SideEffects {
+			continue
 		}
+		if s, ok := st.Op.(op.SafeOperation); ok && s.Safe() {
+			continue
+		}
+		return true
 	}
 	return false
 }

@@ -580,6 +580,9 @@ func (a *apiCall) tooLarge(req *apiRequest, max int64) error {
 // target names the request for messages: method and URL without the query.
 func (a *apiCall) target(req *apiRequest) string { return a.method + " " + req.scope }
 
+// Safe implements SafeOperation: GET and HEAD change nothing (RFC 9110 §9.2.1).
+func (a *apiCall) Safe() bool { return a.method == http.MethodGet || a.method == http.MethodHead }
+
 // safe reports whether every retryable outcome may be retried: the method is
 // idempotent, or the operation carries an idempotency key or retry.unsafe.
 func (a *apiCall) safe() bool {

@@ -609,3 +609,17 @@ func TestSecretNeverPrints(t *testing.T) {
 		}
 	}
 }
+
+func TestApiCallSafeIsGET(t *testing.T) {
+	e := newEnv(t)
+	e.deps.Permissions.Hosts = []string{"api.example.com"}
+	for method, want := range map[string]bool{"GET": true, "POST": false, "PUT": false, "DELETE": false, "PATCH": false} {
+		o, err := op.ApiCallOp.New(json.RawMessage(`{"method":"`+method+`","url":"https://api.example.com/x","outputPath":"/workflow/r"}`), e.deps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.(op.SafeOperation).Safe(); got != want {
+			t.Errorf("%s: Safe() = %v", method, got)
+		}
+	}
+}

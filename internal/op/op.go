@@ -23,6 +23,14 @@ type Operation interface {
 	Run(ctx context.Context, rc *RunContext) (any, error)
 }
 
+// SafeOperation is implemented by an operation whose kind has side effects
+// (Spec.SideEffects) but whose configured instance may have none: an ApiCall
+// GET. Safe reports whether this instance changes nothing outside the
+// execution, so that running it twice does no harm.
+type SafeOperation interface {
+	Safe() bool
+}
+
 // Data is read access to an execution's data model.
 type Data interface {
 	Get(p a2e.Path) (any, error)
