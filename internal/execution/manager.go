@@ -9,10 +9,14 @@
 // execution is stored and queued before its id is returned, and checkpointed
 // after every finished step, so a kill -9 loses no accepted execution; it
 // resumes after its last checkpoint. A synchronous execution answers with its
-// id only when it has finished and its record is stored; it is not
-// checkpointed while it runs (a caller that lost the connection never learnt
-// its id), except when the caller gave an executionId: then the record is
-// stored first, and a restart runs it again from the start.
+// id only when it has finished and its record is stored, in one write; it is
+// not checkpointed while it runs (a caller that lost the connection never
+// learnt its id, and may send it again). The client's executionId of a
+// workflow with side effects is looked up before it runs: an earlier
+// execution with it is the answer. A workflow without side effects skips that
+// read; the create finds an earlier execution all the same. Two processes
+// running the same new executionId at the same moment both run it; the first
+// stored is the execution both answer with.
 package execution
 
 import (
