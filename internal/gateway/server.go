@@ -20,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/vault"
 	"github.com/sluicehq/sluice/internal/workflow"
 )
@@ -70,6 +71,7 @@ type Services struct {
 	Vault      *vault.Sealed
 	Limiter    Limiter
 	Audit      AuditSink
+	Tools      *tools.Box
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -124,6 +126,8 @@ func (s *Server) registerMethods() {
 	d.register("execution.list", accessAccount, s.executionList)
 	d.register("execution.cancel", accessAccount, s.executionCancel)
 	d.register("execution.events", accessAccount, s.executionEvents)
+	d.register("tool.list", accessAccount, s.toolList)
+	d.register("tool.call", accessAccount, s.toolCall)
 	d.register(MethodAccountCapabilities, accessAccount, s.accountCapabilities)
 	d.register(MethodAccountRateLimit, accessAccount, s.accountRateLimit)
 

@@ -1,0 +1,74 @@
+package gateway
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/tools"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// maxToolTimeout bounds a tool call's own timeout (seconds, float).
+const maxToolTimeout = 3600.0
+
+func (s *Server) toolList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	o := tools.ListOptions{Query: p.String("query"), Tags: p.Strings("filter_tags")}
+	_ = p.Bool("include_deferred") // every tool is listed now; nothing is deferred
+	if err := p.Done(); err != nil {
+		return err
+	}
+	list, err := s.svc.Tools.List(ctx, c.Principal, o)
+	if err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"tools": list})
+}
+
+func (s *Server) toolCall(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	name := p.RequiredString("tool_name")
+	args := p.Object("arguments")
+	streaming := p.Bool("streaming")
+	timeout := floatParam(p, "timeout")
+	_ = p.String("correlation_id")
+	_ = p.String("session_id")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
+		defer cancel()
+	}
+	var onEvent func(tools.Event)
+	if streaming {
+		onEvent = func(ev tools.Event) {
+			_ = w.Write(&e2a.Response{Kind: e2a.KindChunk, Status: e2a.StatusInProgress,
+				Body: map[string]any{"delta_kind": e2a.DeltaTool, "delta": map[string]any{"kind": ev.Kind, "data": ev.Data}}})
+		}
+	}
+	r, err := s.svc.Tools.Call(ctx, c.Principal, name, args, onEvent)
+	if err != nil {
+		return err
+	}
+	return w.Complete(r)
+}
+
+// floatParam is an optional number in (0, maxToolTimeout]; 0 when absent.
+func floatParam(p *params, name string) float64 {
+	v, ok := p.take(name)
+	if !ok {
+		return 0
+	}
+	f, isNumber := v.(float64)
+	if !isNumber || math.IsNaN(f) || f <= 0 || f > maxToolTimeout {
+		p.fail(name, "must be a number of seconds from 0 to %g", maxToolTimeout)
+		return 0
+	}
+	return f
+}

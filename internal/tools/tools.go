@@ -1,0 +1,149 @@
+// Package tools is the catalog of tools an account sees in a session (and
+// through the tool.list / tool.call gateway methods): each permitted A2E
+// operation as op.<Operation>, workflow.validate and workflow.execute, and,
+// through Provider, capabilities (cap.<ns>/<id>), agents (agent.<name>) and
+// the tools of registered MCP servers (mcp.<server>.<tool>). Every provider
+// filters by the caller's grants, so a tool an account may not use is never
+// listed, and calling it is refused.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/fault"
+)
+
+// Tool describes one tool (RESOLUTIONS' tool/list/resp fields).
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Input       json.RawMessage `json:"input_parameters"`  // JSON Schema; null when free-form
+	Output      json.RawMessage `json:"output_parameters"` // JSON Schema; null when unknown
+	Streaming   bool            `json:"streaming"`
+	Idempotent  bool            `json:"idempotent"`
+	Tags        []string        `json:"tags"`
+	Version     string          `json:"version"`
+}
+
+// Result is what a tool call answers (RESOLUTIONS' tool/call/resp data).
+// A call that ran and failed is a Result with Success false and an error
+// code; a call that could not be made (unknown or forbidden tool, bad
+// arguments) is an error instead.
+type Result struct {
+	Success    bool   `json:"success"`
+	ToolName   string `json:"tool_name"`
+	Data       any    `json:"data"`
+	Summary    string `json:"summary"`
+	Truncated  bool   `json:"truncated"`
+	Error      string `json:"error"`
+	ErrorCode  string `json:"error_code"`
+	DurationMs int64  `json:"duration_ms"`
+}
+
+// Event is progress of a streaming call (an execution's frame, say).
+type Event struct {
+	Kind string // progress, artifact, log, status
+	Data any
+}
+
+// Provider serves the tools whose names it claims.
+type Provider interface {
+	// Prefix is the start of every name it serves ("op.", "mcp.", ...); a
+	// provider may serve exact names too (Handles).
+	Handles(name string) bool
+	// List returns the tools p may use.
+	List(ctx context.Context, p *account.Principal) ([]Tool, error)
+	// Call runs a tool for p. onEvent may be nil.
+	Call(ctx context.Context, p *account.Principal, name string, args map[string]any, onEvent func(Event)) (*Result, error)
+}
+
+// Box is the catalog over its providers.
+type Box struct {
+	providers []Provider
+}
+
+// New makes a Box; providers are asked in order.
+func New(providers ...Provider) *Box { return &Box{providers: providers} }
+
+// Add adds a provider (capabilities and agents land with their issues).
+func (b *Box) Add(p Provider) { b.providers = append(b.providers, p) }
+
+// ListOptions filter a list.
+type ListOptions struct {
+	Query string   // non-empty: only tools whose name, description or tags hold every word
+	Tags  []string // non-empty: only tools with one of these tags
+}
+
+// List returns the tools p may use, sorted by name, filtered by o.
+func (b *Box) List(ctx context.Context, p *account.Principal, o ListOptions) ([]Tool, error) {
+	var out []Tool
+	for _, pr := range b.providers {
+		ts, err := pr.List(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			if matches(t, o) {
+				out = append(out, t)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	if out == nil {
+		out = []Tool{}
+	}
+	return out, nil
+}
+
+// matches is a plain word match until discovery (issue 9) ranks tools.
+func matches(t Tool, o ListOptions) bool {
+	if len(o.Tags) > 0 && !slices.ContainsFunc(o.Tags, func(tag string) bool { return slices.Contains(t.Tags, tag) }) {
+		return false
+	}
+	if strings.TrimSpace(o.Query) == "" {
+		return true
+	}
+	hay := strings.ToLower(t.Name + " " + t.Description + " " + strings.Join(t.Tags, " "))
+	for _, w := range strings.Fields(strings.ToLower(o.Query)) {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Call runs the named tool for p. An unknown name is NotFound (unknown_tool);
+// a tool p may not use is PermissionDenied (tool_denied).
+func (b *Box) Call(ctx context.Context, p *account.Principal, name string, args map[string]any, onEvent func(Event)) (*Result, error) {
+	for _, pr := range b.providers {
+		if pr.Handles(name) {
+			start := time.Now()
+			r, err := pr.Call(ctx, p, name, args, onEvent)
+			if err != nil {
+				return nil, err
+			}
+			r.ToolName = name
+			if r.DurationMs == 0 {
+				r.DurationMs = time.Since(start).Milliseconds()
+			}
+			return r, nil
+		}
+	}
+	return nil, UnknownTool(name)
+}
+
+// UnknownTool is the error for a name no provider serves.
+func UnknownTool(name string) *fault.Error {
+	return fault.New(fault.NotFound, "unknown tool %q", name).WithDetail("tool", name).
+		WithSuggestions("List the tools with tool/list/req")
+}
+
+// Denied is the error for a tool the account may not use.
+func Denied(name string) *fault.Error {
+	return fault.New(fault.PermissionDenied, "tool %q is not permitted for this account", name).WithDetail("tool", name)
+}
