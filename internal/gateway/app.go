@@ -162,7 +162,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
 		Limiter: lim, Audit: sink,
-		Tools:   tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}),
+		Tools: tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}),
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err
