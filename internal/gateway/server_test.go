@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/gateway"
 )
 
 // Hour and day counters survive a restart: an account at its hourly limit is
@@ -23,32 +24,19 @@ func TestHourlyLimitSurvivesRestart(t *testing.T) {
 	s.call("GET", "/api/v1/capabilities", key, nil).want(t, 200)
 	s.call("GET", "/api/v1/capabilities", key, nil).want(t, 429)
 	s.close() // a clean stop saves the counters
+	_ = admin
 
 	s2 := startServer(t, dir)
 	r := s2.call("GET", "/api/v1/capabilities", key, nil).want(t, 429)
 	if !strings.Contains(r.str("message"), "2 requests per hour") {
 		t.Fatalf("after restart: %s", r.raw)
 	}
-	_ = admin
 }
 
 // A client that never finishes its headers is cut by read_header_timeout.
 func TestSlowClientIsCut(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.DataDir = t.TempDir()
-	cfg.Server.ReadHeaderTimeout = 200 * time.Millisecond
-	app, err := openApp(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
+	_, ln, cancel := serveApp(t, func(c *config.Config) { c.Server.ReadHeaderTimeout = 200 * time.Millisecond })
 	defer cancel()
-	go func() { _ = app.Serve(ctx, ln) }()
 
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
@@ -69,21 +57,7 @@ func TestSlowClientIsCut(t *testing.T) {
 
 // Shutdown lets a request in flight finish, then stops.
 func TestGracefulShutdownDrains(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.DataDir = t.TempDir()
-	cfg.Server.ShutdownGrace = 10 * time.Second
-	app, err := openApp(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- app.Serve(ctx, ln) }()
+	app, ln, cancel, served := serveAppWait(t, func(c *config.Config) { c.Server.ShutdownGrace = 10 * time.Second })
 	base := "http://" + ln.Addr().String()
 
 	// An account and a 500 ms workflow, in flight when the shutdown begins.
@@ -121,4 +95,31 @@ func TestGracefulShutdownDrains(t *testing.T) {
 	if _, err := http.Get(base + "/health"); err == nil {
 		t.Fatal("the server still answers after shutdown")
 	}
+}
+
+// serveApp serves an App changed by opt on a real listener until cancel.
+func serveApp(t *testing.T, opt func(*config.Config)) (*gateway.App, net.Listener, context.CancelFunc) {
+	app, ln, cancel, _ := serveAppWait(t, opt)
+	return app, ln, cancel
+}
+
+// serveAppWait is serveApp with the channel Serve's result arrives on.
+func serveAppWait(t *testing.T, opt func(*config.Config)) (*gateway.App, net.Listener, context.CancelFunc, chan error) {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.DataDir = t.TempDir()
+	opt(&cfg)
+	app, err := openApp(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = app.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- app.Serve(ctx, ln) }()
+	return app, ln, cancel, served
 }

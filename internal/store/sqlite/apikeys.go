@@ -72,34 +72,22 @@ func (db *DB) FindAPIKey(ctx context.Context, hash []byte) (store.APIKey, store.
 	if err := store.CheckKeyHash(hash); err != nil {
 		return store.APIKey{}, store.Account{}, err
 	}
-	var (
-		kr keyRow
-		ar accountRow
-	)
-	err := db.ReadRow(ctx, `SELECT `+keyCols+`, k.hash, `+prefixed("a.", accountCols)+`
-		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`, hash).
-		Scan(append(append(kr.targets(), &kr.k.Hash), ar.targets()...)...)
-	if isNoRows(err) {
-		return store.APIKey{}, store.Account{}, fault.New(fault.NotFound, "no such API key")
-	}
-	if err != nil {
-		return store.APIKey{}, store.Account{}, readErr("the API key", err)
-	}
-	a, err := ar.account()
-	if err != nil {
-		return store.APIKey{}, store.Account{}, err
-	}
-	return kr.key(), a, nil
+	return db.keyWithAccount(ctx, `k.hash = ?`, hash)
 }
 
 // GetAPIKey implements store.APIKeys.
 func (db *DB) GetAPIKey(ctx context.Context, id string) (store.APIKey, store.Account, error) {
+	return db.keyWithAccount(ctx, `k.id = ?`, id)
+}
+
+// keyWithAccount reads the one key matching where (hash included) and its account.
+func (db *DB) keyWithAccount(ctx context.Context, where string, arg any) (store.APIKey, store.Account, error) {
 	var (
 		kr keyRow
 		ar accountRow
 	)
 	err := db.ReadRow(ctx, `SELECT `+keyCols+`, k.hash, `+prefixed("a.", accountCols)+`
-		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`, id).
+		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE `+where, arg).
 		Scan(append(append(kr.targets(), &kr.k.Hash), ar.targets()...)...)
 	if isNoRows(err) {
 		return store.APIKey{}, store.Account{}, fault.New(fault.NotFound, "no such API key")
