@@ -18,13 +18,11 @@ import (
 func TestHourlyLimitSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir)
-	admin := s.admin
 	_, key := s.account(map[string]any{"operations": []string{"*"}}, map[string]any{"requests_per_hour": 2})
 	s.call("GET", "/api/v1/capabilities", key, nil).want(t, 200)
 	s.call("GET", "/api/v1/capabilities", key, nil).want(t, 200)
 	s.call("GET", "/api/v1/capabilities", key, nil).want(t, 429)
 	s.close() // a clean stop saves the counters
-	_ = admin
 
 	s2 := startServer(t, dir)
 	r := s2.call("GET", "/api/v1/capabilities", key, nil).want(t, 429)
