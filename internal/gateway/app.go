@@ -56,6 +56,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Registry receives the metrics (nil: a new one).
 	Registry *prometheus.Registry
+	// Session are the limits of A2E sessions (zero fields: defaults).
+	Session SessionConfig
 }
 
 // Open wires an App from cfg and starts its background work (recovery of
@@ -159,6 +161,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		WriteTimeout:      cfg.Server.WriteTimeout,
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		Metrics:           cfg.Metrics.Enabled,
+		Session:           o.Session,
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
 		Limiter: lim, Audit: sink,

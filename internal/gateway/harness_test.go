@@ -50,25 +50,40 @@ type testServer struct {
 
 type serverOption func(*config.Config)
 
-func newServer(t testing.TB, opts ...serverOption) *testServer {
+// extra is an option beyond the config: session limits.
+type extra struct{ session gateway.SessionConfig }
+
+func withSession(sc gateway.SessionConfig) func(*extra) { return func(e *extra) { e.session = sc } }
+
+func newServer(t testing.TB, opts ...any) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	return startServer(t, dir, opts...)
 }
 
-func startServer(t testing.TB, dir string, opts ...serverOption) *testServer {
+func startServer(t testing.TB, dir string, opts ...any) *testServer {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.DataDir = dir
 	cfg.Egress.AllowPrivate = []string{"127.0.0.1"}
 	cfg.Server.ShutdownGrace = 2 * time.Second
 	cfg.Metrics.Enabled = true
+	var ex extra
 	for _, o := range opts {
-		o(&cfg)
+		switch f := o.(type) {
+		case func(*config.Config):
+			f(&cfg)
+		case serverOption:
+			f(&cfg)
+		case func(*extra):
+			f(&ex)
+		default:
+			t.Fatalf("unknown server option %T", o)
+		}
 	}
 	logs := &logBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{Logger: log})
+	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{Logger: log, Session: ex.session})
 	if err != nil {
 		t.Fatal(err)
 	}

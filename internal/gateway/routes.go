@@ -61,7 +61,8 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/v1/executions/{id}", rpc: "execution.get"},
 	{method: http.MethodPost, pattern: "/api/v1/executions/{id}/cancel", rpc: "execution.cancel"},
 	{method: http.MethodGet, pattern: "/api/v1/executions/{id}/events", rpc: "execution.events"},
-	{method: http.MethodPost, pattern: "/api/v1/e2a"}, // any gateway method, named by the envelope
+	{method: http.MethodPost, pattern: "/api/v1/e2a"},    // any gateway method, named by the envelope
+	{method: http.MethodGet, pattern: "/api/v1/session"}, // A2E sessions over WebSocket; calls are tool.list/tool.call
 
 	{method: http.MethodPost, pattern: "/api/v1/admin/accounts", rpc: MethodAdminAccountsCreate, okStatus: http.StatusCreated},
 	{method: http.MethodGet, pattern: "/api/v1/admin/accounts", rpc: MethodAdminAccountsList},

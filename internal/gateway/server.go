@@ -23,6 +23,7 @@ import (
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/vault"
 	"github.com/sluicehq/sluice/internal/workflow"
+	"github.com/sluicehq/sluice/protocol/session"
 )
 
 // Config are the server's HTTP settings.
@@ -34,6 +35,7 @@ type Config struct {
 	IdleTimeout       time.Duration // default 120 s
 	SSEHeartbeat      time.Duration // a comment line on idle SSE streams (default 15 s)
 	Metrics           bool          // serve /metrics (it is not authenticated)
+	Session           SessionConfig
 }
 
 func (c Config) withDefaults() Config {
@@ -72,6 +74,8 @@ type Services struct {
 	Limiter    Limiter
 	Audit      AuditSink
 	Tools      *tools.Box
+	// MCP serves the session's mcp namespace; nil: not offered.
+	MCP MCPService
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -83,9 +87,14 @@ type Server struct {
 	svc        Services
 	dispatcher *Dispatcher
 	metrics    *metrics
-	clock      clock.Clock
-	log        *slog.Logger
-	handler    http.Handler
+	sessions   *session.Registry // message types of A2E sessions
+	// sessionsCtx ends when the server shuts down: WebSocket sessions are
+	// hijacked connections that http.Server.Shutdown does not wait for.
+	sessionsCtx  context.Context
+	stopSessions context.CancelFunc
+	clock        clock.Clock
+	log          *slog.Logger
+	handler      http.Handler
 }
 
 // New makes a Server; reg receives its metrics (nil: a new registry).
@@ -99,7 +108,11 @@ func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, lo
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg)}
+	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), sessions: session.NewRegistry()}
+	s.sessionsCtx, s.stopSessions = context.WithCancel(context.Background())
+	if err := s.sessions.Register(session.MCP); err != nil {
+		panic("gateway: the mcp session namespace: " + err.Error()) // a defect; tests catch it
+	}
 	s.dispatcher = &Dispatcher{
 		methods: map[string]method{}, auth: svc.Accounts, limiter: svc.Limiter, audit: svc.Audit,
 		metrics: s.metrics, clock: clk, logger: log,
@@ -168,6 +181,8 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 			mux.HandleFunc(pattern, serveOpenAPI)
 		case "/api/v1/e2a":
 			mux.HandleFunc(pattern, s.e2aHandler)
+		case "/api/v1/session":
+			mux.HandleFunc(pattern, s.sessionWS)
 		case "/api/v1/executions/{id}/events":
 			mux.HandleFunc(pattern, s.sseHandler(rt))
 		default:
@@ -221,6 +236,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	s.stopSessions()
 	if errors.Is(err, context.DeadlineExceeded) {
 		_ = hs.Close()
 	}

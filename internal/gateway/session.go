@@ -1,0 +1,436 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/e2a"
+	"github.com/sluicehq/sluice/protocol/session"
+)
+
+// SessionConfig are the limits of A2E sessions; they are announced in the
+// handshake, and exceeding one gets an error, never a dropped connection.
+type SessionConfig struct {
+	MaxLineBytes     int           // default 1 MiB
+	MaxParallel      int           // calls in flight per session (default 16)
+	CallsPerSecond   float64       // per session (default 100; bursts of MaxParallel)
+	HandshakeTimeout time.Duration // the first message must arrive within it (default 10 s)
+	ShutdownTimeout  time.Duration // default drain time of a shutdown without one (default 10 s)
+}
+
+func (c SessionConfig) withDefaults() SessionConfig {
+	if c.MaxLineBytes <= 0 {
+		c.MaxLineBytes = session.DefaultMaxLineBytes
+	}
+	if c.MaxParallel <= 0 {
+		c.MaxParallel = 16
+	}
+	if c.CallsPerSecond <= 0 {
+		c.CallsPerSecond = 100
+	}
+	if c.HandshakeTimeout <= 0 {
+		c.HandshakeTimeout = 10 * time.Second
+	}
+	if c.ShutdownTimeout <= 0 {
+		c.ShutdownTimeout = 10 * time.Second
+	}
+	return c
+}
+
+// MsgConn is one session's transport: whole lines (messages) in and out.
+// Stream transports (stdio, TCP) read through session.Reader; WebSocket reads
+// frames.
+type MsgConn interface {
+	// ReadLine returns the next message's bytes; a *session.Error for a line
+	// the transport had to drop (too long), after which reading goes on.
+	ReadLine() ([]byte, error)
+	// WriteLine writes one message (without its newline); safe for
+	// concurrent use.
+	WriteLine(b []byte) error
+	Close() error
+}
+
+// sessionNamespaces are the capabilities sluice serves besides the base.
+var sessionNamespaces = []string{"tool", "mcp"}
+
+// ServeSession serves one session on c until the peer goes away, shuts it
+// down, or ctx ends. Every call is an envelope through the dispatcher, with
+// the key of the handshake: rate limits, permissions and audit are REST's.
+func (s *Server) ServeSession(ctx context.Context, c MsgConn, transport string) {
+	cfg := s.cfg.Session.withDefaults()
+	ctx, cancel := context.WithCancel(ctx)
+	ss := &sessionConn{s: s, c: c, cfg: cfg, transport: transport, started: s.clock.Now(), cancel: cancel,
+		limiter: rate.NewLimiter(rate.Limit(cfg.CallsPerSecond), max(cfg.MaxParallel, 1))}
+	defer func() {
+		cancel() // the peer is gone: stop its calls
+		ss.calls.Wait()
+		_ = c.Close()
+	}()
+	if !ss.handshake(ctx) {
+		return
+	}
+	for {
+		line, err := c.ReadLine()
+		if err != nil {
+			var se *session.Error
+			if errors.As(err, &se) {
+				ss.send(se.Reply())
+				continue
+			}
+			return // end of the stream, or a broken transport
+		}
+		m, err := s.sessions.Decode(line, session.Limits{MaxLineBytes: cfg.MaxLineBytes})
+		if err != nil {
+			var se *session.Error
+			if errors.As(err, &se) {
+				ss.send(se.Reply())
+				continue
+			}
+			ss.send(&session.ErrorMessage{Code: session.CodeInvalidMessage, Message: err.Error()})
+			continue
+		}
+		if ss.handle(ctx, m) {
+			return
+		}
+	}
+}
+
+// sessionConn is one served session.
+type sessionConn struct {
+	s         *Server
+	c         MsgConn
+	cfg       SessionConfig
+	transport string
+	started   time.Time
+	cancel    context.CancelFunc
+
+	key       string // the handshake's API key; never logged
+	sessionID string
+	agentID   string
+	mcp       bool // the mcp namespace is enabled
+
+	limiter  *rate.Limiter
+	inflight atomic.Int32
+	closing  atomic.Bool
+	calls    sync.WaitGroup
+	seq      session.Sequencer
+	writeErr atomic.Bool
+}
+
+// send writes m; a failed write ends nothing here: the read loop sees the
+// broken transport.
+func (ss *sessionConn) send(m session.Message) {
+	session.Stamper{Now: ss.s.clock.Now}.Stamp(m)
+	b, err := session.Marshal(m)
+	if err != nil {
+		ss.s.log.Error("session message not encodable", "type", m.MessageType(), "error", err)
+		return
+	}
+	if err := ss.c.WriteLine(b); err != nil {
+		ss.writeErr.Store(true)
+	}
+}
+
+// handshake reads and answers the first message: it must be handshake/req
+// with a valid key, else the session ends.
+func (ss *sessionConn) handshake(ctx context.Context) bool {
+	type read struct {
+		line []byte
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		l, err := ss.c.ReadLine()
+		got <- read{append([]byte(nil), l...), err}
+	}()
+	var r read
+	t := time.NewTimer(ss.cfg.HandshakeTimeout)
+	defer t.Stop()
+	select {
+	case r = <-got:
+	case <-t.C:
+		ss.send(&session.ErrorMessage{Code: session.CodeTimeout, Message: "no handshake/req within the handshake timeout"})
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	if r.err != nil {
+		var se *session.Error
+		if errors.As(r.err, &se) {
+			ss.send(se.Reply())
+		}
+		return false
+	}
+	m, err := ss.s.sessions.Decode(r.line, session.Limits{MaxLineBytes: ss.cfg.MaxLineBytes})
+	var se *session.Error
+	if errors.As(err, &se) && se.Code == session.CodeVersionMismatch && se.Type == session.TypeHandshakeReq {
+		ss.send(&session.HandshakeResp{Ref: session.Ref{ReqID: se.ID}, OK: false, Reason: session.ReasonVersionMismatch})
+		return false
+	}
+	if err != nil {
+		if se != nil {
+			ss.send(se.Reply())
+		}
+		return false
+	}
+	req, ok := m.(*session.HandshakeReq)
+	if !ok {
+		ss.send(&session.ErrorMessage{ReqID: m.Head().ID, Code: session.CodeInvalidMessage,
+			Message: "the first message of a session must be handshake/req, not " + m.Head().Type})
+		return false
+	}
+	p, err := ss.s.svc.Accounts.Authenticate(ctx, req.AuthToken)
+	if err != nil {
+		ss.s.dispatcher.audit.Record(AuditRecord{Time: ss.s.clock.Now(), RequestID: req.ID, Method: "session.handshake",
+			Decision: DecisionDeny, Status: string(e2a.StatusFailed), ErrorCode: fault.From(err).Kind.String()})
+		ss.send(&session.HandshakeResp{Ref: session.Ref{ReqID: req.ID}, OK: false, Reason: session.ReasonAuthFailed})
+		return false
+	}
+	ss.key, ss.agentID, ss.sessionID = req.AuthToken, p.ID, session.NewID()
+	var acks []session.CapabilityAck
+	for _, ns := range req.AgentCaps {
+		enabled := slices.Contains(sessionNamespaces, ns) && (ns != "mcp" || ss.s.svc.MCP != nil)
+		if ns == "mcp" {
+			ss.mcp = enabled
+		}
+		acks = append(acks, session.CapabilityAck{Capability: ns, Enabled: enabled})
+	}
+	ss.send(&session.HandshakeResp{Ref: session.Ref{ReqID: req.ID}, SessionID: ss.sessionID, AcceptedCaps: acks,
+		MaxParallel: ss.cfg.MaxParallel, OK: true,
+		Limits: session.SessionLimits{MaxLineBytes: ss.cfg.MaxLineBytes, CallsPerSecond: ss.cfg.CallsPerSecond}})
+	ss.s.log.Debug("session opened", "sessionId", ss.sessionID, "account", p.ID, "transport", ss.transport)
+	return true
+}
+
+// handle answers one message; it reports whether the session ends.
+func (ss *sessionConn) handle(ctx context.Context, m session.Message) bool {
+	id := m.Head().ID
+	switch x := m.(type) {
+	case *session.Ping:
+		ss.send(&session.Pong{Ref: session.Ref{ReqID: id}, UptimeSeconds: ss.s.clock.Now().Sub(ss.started).Seconds()})
+	case *session.Pong:
+		// an answer to a ping of ours: nothing to do
+	case *session.Shutdown:
+		ss.shutdown(x)
+		return true
+	case *session.HandshakeReq:
+		ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeInvalidMessage, Message: "the session has had its handshake"})
+	case *session.ToolListReq:
+		ss.start(ctx, id, "tool.list", map[string]any{"query": x.Query, "filter_tags": anyStrings(x.FilterTags), "include_deferred": x.IncludeDeferred}, ss.listDone)
+	case *session.ToolCallReq:
+		params := map[string]any{"tool_name": x.ToolName, "streaming": x.Streaming}
+		if len(x.Arguments) > 0 {
+			var args any
+			if err := json.Unmarshal(x.Arguments, &args); err != nil {
+				ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeSchemaViolation, Message: "arguments: " + err.Error()})
+				return false
+			}
+			params["arguments"] = args
+		}
+		if x.Timeout > 0 {
+			params["timeout"] = x.Timeout
+		}
+		if x.CorrelationID != "" {
+			params["correlation_id"] = x.CorrelationID
+		}
+		ss.start(ctx, id, "tool.call", params, ss.callDone(x.ToolName))
+	case *session.MCPRegisterReq, *session.MCPListReq, *session.MCPUnregisterReq:
+		if !ss.mcp {
+			ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeUnknownType, CapabilityName: "mcp",
+				Message: "the mcp namespace is not enabled in this session (ask for it in agent_caps)"})
+			return false
+		}
+		ss.startMCP(ctx, m)
+	case *session.Generic:
+		ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeUnknownType, Message: "no handler for message type " + x.MessageType()})
+	default:
+		ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeInvalidMessage, Message: m.Head().Type + " is not a request a host answers"})
+	}
+	return false
+}
+
+// answer turns a call's final frame into the session's answer.
+type answer func(reqID string, final *e2a.Response) session.Message
+
+// start dispatches a call in its own goroutine, within the session's limits.
+func (ss *sessionConn) start(ctx context.Context, reqID, method string, params map[string]any, done answer) {
+	if ss.closing.Load() {
+		ss.send(&session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the session is shutting down"})
+		return
+	}
+	if int(ss.inflight.Load()) >= ss.cfg.MaxParallel {
+		ss.send(&session.ErrorMessage{ReqID: reqID, Code: session.CodeRateLimited, Retryable: true,
+			Message: "too many calls in flight: the limit is " + itoa(ss.cfg.MaxParallel)})
+		return
+	}
+	if !ss.limiter.Allow() {
+		ss.send(&session.ErrorMessage{ReqID: reqID, Code: session.CodeRateLimited, Retryable: true,
+			Message: "too many calls per second for this session"})
+		return
+	}
+	ss.inflight.Add(1)
+	ss.calls.Add(1)
+	go func() {
+		defer ss.calls.Done()
+		defer ss.inflight.Add(-1)
+		defer ss.seq.Forget(reqID)
+		env := e2a.NewEnvelope()
+		env.RequestID, env.Method, env.Params = reqID, method, params
+		env.SessionID, env.Channel, env.Timestamp = ss.sessionID, "session", ss.s.clock.Now().UTC()
+		c := &Call{Env: env, Key: ss.key, Transport: ss.transport}
+		sink := e2a.SinkFunc(func(f *e2a.Response) error {
+			if f.IsFinal {
+				ss.send(done(reqID, f))
+				return nil
+			}
+			if delta, ok := f.Body["delta"].(map[string]any); ok {
+				kind, _ := delta["kind"].(string)
+				if kind == "" {
+					kind = string(session.KindProgress)
+				}
+				data, _ := json.Marshal(delta["data"])
+				ss.send(&session.ToolEvent{EventFields: session.EventFields{Ref: session.Ref{ReqID: reqID}, Kind: session.EventKind(kind), Data: data, Seq: ss.seq.Next(reqID)}})
+			}
+			return nil
+		})
+		ss.s.dispatcher.Dispatch(ctx, c, sink)
+	}()
+}
+
+// listDone answers tool.list.
+func (ss *sessionConn) listDone(reqID string, f *e2a.Response) session.Message {
+	if f.Kind == e2a.KindError {
+		return errorReply(reqID, f)
+	}
+	var body struct {
+		Tools []session.ToolInfo `json:"tools"`
+	}
+	if err := remarshalAny(f.Body["result"], &body); err != nil {
+		return &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the tool list could not be encoded"}
+	}
+	if body.Tools == nil {
+		body.Tools = []session.ToolInfo{}
+	}
+	return &session.ToolListResp{Ref: session.Ref{ReqID: reqID}, Tools: body.Tools}
+}
+
+// callDone answers tool.call: a tool that ran answers tool/call/resp
+// (success or not); one that could not run answers error.
+func (ss *sessionConn) callDone(tool string) answer {
+	return func(reqID string, f *e2a.Response) session.Message {
+		if f.Kind == e2a.KindError {
+			return errorReply(reqID, f)
+		}
+		var res session.ToolResult
+		if err := remarshalAny(f.Body["result"], &res); err != nil {
+			return &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the tool's result could not be encoded"}
+		}
+		if res.ToolName == "" {
+			res.ToolName = tool
+		}
+		return &session.ToolCallResp{Ref: session.Ref{ReqID: reqID}, Data: res}
+	}
+}
+
+// errorReply turns an e2a.error frame into the session's error message.
+func errorReply(reqID string, f *e2a.Response) *session.ErrorMessage {
+	code, _ := f.Body["code"].(string)
+	msg, _ := f.Body["message"].(string)
+	m := &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: msg}
+	switch code {
+	case codeInvalidWorkflow:
+		m.Code = session.CodeToolError
+	case codeForbiddenWorkflow:
+		m.Code = session.CodeToolDenied
+	default:
+		if k, ok := fault.KindNamed(code); ok {
+			m.Code = session.ErrorCode(k.SessionCode())
+			m.Retryable = k == fault.RateLimited || k == fault.Unavailable
+		}
+	}
+	if d := f.Body["details"]; d != nil {
+		m.Detail, _ = json.Marshal(d)
+	}
+	return m
+}
+
+// shutdown stops taking calls, lets those in flight finish within the
+// timeout, then stops the rest, answers and ends the session.
+func (ss *sessionConn) shutdown(x *session.Shutdown) {
+	ss.closing.Store(true)
+	timeout := ss.cfg.ShutdownTimeout
+	if x.Timeout > 0 {
+		timeout = time.Duration(x.Timeout * float64(time.Second))
+	}
+	done := make(chan struct{})
+	go func() { ss.calls.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		ss.cancel()
+		<-done
+	}
+	ss.send(&session.Shutdown{ReqID: x.ID})
+}
+
+func anyStrings(s []string) any {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// remarshalAny moves a value from the dispatcher's frame into a codec type.
+func remarshalAny(v any, dst any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, dst)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// streamConn is MsgConn over a byte stream (stdio, TCP).
+type streamConn struct {
+	r      *session.Reader
+	mu     sync.Mutex
+	w      io.Writer
+	closer io.Closer
+}
+
+// NewStreamConn serves a session over a reader and writer (one message per
+// line); closer is closed when the session ends (may be nil).
+func NewStreamConn(r io.Reader, w io.Writer, closer io.Closer, maxLine int) MsgConn {
+	return &streamConn{r: session.NewReader(r, nil, session.Limits{MaxLineBytes: maxLine}), w: w, closer: closer}
+}
+
+func (c *streamConn) ReadLine() ([]byte, error) { return c.r.ReadLine() }
+
+func (c *streamConn) WriteLine(b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := c.w.Write(append(b, '\n'))
+	return err
+}
+
+func (c *streamConn) Close() error {
+	if c.closer != nil {
+		return c.closer.Close()
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/sluicehq/sluice/protocol/e2a"
+	"github.com/sluicehq/sluice/protocol/session"
+)
+
+// Gateway methods of the session's mcp namespace.
+const (
+	MethodMCPRegister   = "mcp.server.register"
+	MethodMCPList       = "mcp.server.list"
+	MethodMCPUnregister = "mcp.server.unregister"
+)
+
+// MCPService is what the session's mcp namespace needs of the MCP registry
+// (internal/mcp); its gateway methods are registered when it is set.
+type MCPService interface {
+	Register(ctx context.Context, accountID, name, command, url string) (session.MCPServer, error)
+	List(ctx context.Context, accountID string) ([]session.MCPServer, error)
+	Unregister(ctx context.Context, accountID, name string) error
+}
+
+// startMCP dispatches an mcp/server/* request like any call.
+func (ss *sessionConn) startMCP(ctx context.Context, m session.Message) {
+	id := m.Head().ID
+	switch x := m.(type) {
+	case *session.MCPRegisterReq:
+		params := map[string]any{"name": x.Name}
+		if x.Command != "" {
+			params["command"] = x.Command
+		}
+		if x.URL != "" {
+			params["url"] = x.URL
+		}
+		ss.start(ctx, id, MethodMCPRegister, params, func(reqID string, f *e2a.Response) session.Message {
+			if f.Kind == e2a.KindError {
+				msg, _ := f.Body["message"].(string)
+				return &session.MCPRegisterResp{Ref: session.Ref{ReqID: reqID}, OK: false, Reason: msg}
+			}
+			var srv session.MCPServer
+			if err := remarshalAny(f.Body["result"], &srv); err != nil {
+				return &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the server could not be encoded"}
+			}
+			return &session.MCPRegisterResp{Ref: session.Ref{ReqID: reqID}, OK: true, Server: srv}
+		})
+	case *session.MCPListReq:
+		ss.start(ctx, id, MethodMCPList, map[string]any{}, func(reqID string, f *e2a.Response) session.Message {
+			if f.Kind == e2a.KindError {
+				return errorReply(reqID, f)
+			}
+			var body struct {
+				Servers []session.MCPServer `json:"servers"`
+			}
+			if err := remarshalAny(f.Body["result"], &body); err != nil {
+				return &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the servers could not be encoded"}
+			}
+			if body.Servers == nil {
+				body.Servers = []session.MCPServer{}
+			}
+			return &session.MCPListResp{Ref: session.Ref{ReqID: reqID}, Servers: body.Servers}
+		})
+	case *session.MCPUnregisterReq:
+		ss.start(ctx, id, MethodMCPUnregister, map[string]any{"name": x.Name}, func(reqID string, f *e2a.Response) session.Message {
+			if f.Kind == e2a.KindError {
+				msg, _ := f.Body["message"].(string)
+				return &session.MCPUnregisterResp{Ref: session.Ref{ReqID: reqID}, OK: false, Reason: msg}
+			}
+			return &session.MCPUnregisterResp{Ref: session.Ref{ReqID: reqID}, OK: true}
+		})
+	}
+}
