@@ -85,6 +85,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newAccountsCmd(io),
 		newVaultCmd(io),
 		newBenchCmd(io),
+		newSessionCmd(io),
 		newE2ACmd(io),
 	)
 	return root

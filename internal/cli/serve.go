@@ -14,9 +14,10 @@ import (
 )
 
 type serveFlags struct {
-	config string
-	addr   string
-	data   string
+	config      string
+	addr        string
+	data        string
+	sessionAddr string
 }
 
 func newServeCmd(io Stdio) *cobra.Command {
@@ -37,6 +38,7 @@ these flags.`,
 	fl.StringVar(&f.config, "config", "", "YAML configuration file (default $SLUICE_CONFIG, else none)")
 	fl.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080)")
 	fl.StringVar(&f.data, "data", "", "data directory (default ./sluice-data)")
+	fl.StringVar(&f.sessionAddr, "session-addr", "", "also serve A2E sessions over TCP on HOST:PORT (one session per connection)")
 	return cmd
 }
 
@@ -66,6 +68,18 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fail(ExitFailed, "listen on %s: %v", cfg.Addr, err)
+	}
+	if f.sessionAddr != "" {
+		sln, err := net.Listen("tcp", f.sessionAddr)
+		if err != nil {
+			return fail(ExitFailed, "listen on %s: %v", f.sessionAddr, err)
+		}
+		go func() {
+			if err := app.Server.ServeSessions(ctx, sln); err != nil {
+				log.Error("session listener stopped", "error", err)
+			}
+		}()
+		log.Info("sluice sessions over TCP", "addr", sln.Addr().String())
 	}
 	log.Info("sluice serving", "addr", ln.Addr().String(), "config", cfg)
 	if err := app.Serve(ctx, ln); err != nil {

@@ -1,0 +1,69 @@
+package cli_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sluicehq/sluice/internal/cli"
+)
+
+// `sluice session --stdio` serves a whole session from stdin to stdout.
+func TestSessionStdio(t *testing.T) {
+	key := "stdio-admin-" + strings.Repeat("k", 32)
+	t.Setenv("SLUICE_ADMIN_KEY", key)
+	id := func(n int) string { return strings.Repeat("0", 31) + string(rune('0'+n)) }
+	in := strings.Join([]string{
+		`{"a2e":"1.0","type":"handshake/req","id":"` + id(1) + `","ts":1,"agent_caps":["tool"],"auth_token":"` + key + `"}`,
+		`not json`,
+		`{"a2e":"1.0","type":"tool/list/req","id":"` + id(2) + `","ts":1}`,
+		`{"a2e":"1.0","type":"shutdown","id":"` + id(3) + `","ts":1}`,
+	}, "\n") + "\n"
+	code, out, errOut := sluice(t, in, "session", "--stdio", "--data", t.TempDir())
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var types []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("stdout holds a line that is not JSON: %q", sc.Text())
+		}
+		types = append(types, m["type"].(string)+":"+str(m["code"]))
+	}
+	if strings.Join(types, " ") != "handshake/resp: error:parse_error tool/list/resp: shutdown:" {
+		t.Fatalf("session: %v\n%s", types, out)
+	}
+	if strings.Contains(out+errOut, key) {
+		t.Fatal("the key was printed")
+	}
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// `sluice session call` calls one tool over the server's WebSocket.
+func TestSessionCall(t *testing.T) {
+	srv := adminServer(t)
+	_, out, _ := sluice(t, "", "accounts", "create", "--name", "caller", "--operations", "FilterData")
+	var created struct {
+		APIKey string `json:"api_key"`
+	}
+	_ = json.Unmarshal([]byte(out), &created)
+	t.Setenv("SLUICE_API_KEY", created.APIKey)
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/api/v1/session"
+	args := `{"inputPath":"/input/xs","conditions":[{"field":"v","operator":">=","value":2}],"input":{"xs":[{"v":1},{"v":2},{"v":3}]}}`
+	code, out, errOut := sluice(t, "", "session", "call", "op.FilterData", "--args", args, "--url", url)
+	if code != 0 || !strings.Contains(out, `"success": true`) || !strings.Contains(out, `"v": 3`) {
+		t.Fatalf("call: %d %s %s", code, out, errOut)
+	}
+	code, _, errOut = sluice(t, "", "session", "call", "op.ApiCall", "--args", `{}`, "--url", url)
+	if code != cli.ExitFailed || !strings.Contains(errOut, "tool_denied") {
+		t.Fatalf("denied: %d %s", code, errOut)
+	}
+	code, _, _ = sluice(t, "", "session", "call", "op.FilterData", "--args", `[1]`, "--url", url)
+	if code != cli.ExitInvalid {
+		t.Fatalf("bad --args: %d", code)
+	}
+}
