@@ -106,9 +106,25 @@ func (r RateLimits) Limits() ratelimit.Limits {
 	}
 }
 
-// Session configures REST sessions (RESOLUTIONS, "Sessions for REST callers").
+// Session configures sessions: how long the storage of a REST session lives
+// (RESOLUTIONS, "Sessions for REST callers"), and the limits of A2E NDJSON
+// sessions (stdio, TCP, WebSocket), which the server announces in every
+// handshake.
 type Session struct {
 	TTL time.Duration `yaml:"ttl"`
+	// MaxLineBytes bounds one message (line or WebSocket frame).
+	MaxLineBytes int64 `yaml:"max_line_bytes" unit:"bytes"`
+	// MaxParallel is the calls in flight per session; one more gets
+	// rate_limited at once.
+	MaxParallel int `yaml:"max_parallel"`
+	// CallsPerSecond is the call rate per session, in bursts of MaxParallel.
+	CallsPerSecond int `yaml:"calls_per_second"`
+	// HandshakeTimeout is how long a new session may take to send its
+	// handshake.
+	HandshakeTimeout time.Duration `yaml:"handshake_timeout"`
+	// ShutdownTimeout is how long a shutdown without its own timeout drains
+	// calls in flight.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 }
 
 // Metrics configures the Prometheus endpoint.
@@ -128,6 +144,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Any("egress_allow_private", c.Egress.AllowPrivate),
 		slog.Int("workers", c.Workers),
 		slog.Duration("session_ttl", c.Session.TTL),
+		slog.Int("session_max_parallel", c.Session.MaxParallel),
 		slog.Bool("metrics", c.Metrics.Enabled),
 		slog.Bool("admin_key_set", c.AdminKey.Reveal() != ""),
 	)

@@ -41,7 +41,8 @@ func TestDefaults(t *testing.T) {
 		RateLimits: config.RateLimits{RequestsPerMinute: 60, RequestsPerHour: 1000, RequestsPerDay: 10000,
 			APICallsPerMinute: 30, APICallsPerHour: 500, MaxConcurrentExecutions: 10, FlushInterval: 10 * time.Second},
 		Workers: 16,
-		Session: config.Session{TTL: time.Hour},
+		Session: config.Session{TTL: time.Hour, MaxLineBytes: 1 << 20, MaxParallel: 16, CallsPerSecond: 100,
+			HandshakeTimeout: 10 * time.Second, ShutdownTimeout: 10 * time.Second},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -105,6 +106,11 @@ rate_limits:
 workers: 2
 session:
   ttl: 24h
+  max_line_bytes: 256KiB
+  max_parallel: 4
+  calls_per_second: 20
+  handshake_timeout: 3s
+  shutdown_timeout: 30s
 metrics:
   enabled: true
 `
@@ -116,7 +122,9 @@ metrics:
 		c.MaxBodyBytes != 3<<20 || len(c.Egress.AllowPrivate) != 3 || c.Limits.MaxExecutionTime != time.Minute ||
 		c.Limits.MaxDocumentBytes != 2_000_000 || c.Limits.AsyncExecutionTime != 2*time.Hour ||
 		c.RateLimits.RequestsPerMinute != -1 || c.RateLimits.MaxConcurrentExecutions != 4 || c.Workers != 2 ||
-		c.Session.TTL != 24*time.Hour || !c.Metrics.Enabled {
+		c.Session.TTL != 24*time.Hour || !c.Metrics.Enabled ||
+		c.Session.MaxLineBytes != 256<<10 || c.Session.MaxParallel != 4 || c.Session.CallsPerSecond != 20 ||
+		c.Session.HandshakeTimeout != 3*time.Second || c.Session.ShutdownTimeout != 30*time.Second {
 		t.Fatalf("parsed %+v", c)
 	}
 	if p := c.Egress.Policy(); len(p.AllowPrivate) != 3 || p.Validate() != nil {

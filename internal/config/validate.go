@@ -124,6 +124,11 @@ func (d *decoder) validate(c *Config) {
 
 	d.intIn("workers", int64(c.Workers), 1, 1024)
 	d.durationIn("session.ttl", c.Session.TTL, time.Second, 30*day)
+	d.sizeIn("session.max_line_bytes", c.Session.MaxLineBytes, 1<<10, 64<<20)
+	d.intIn("session.max_parallel", int64(c.Session.MaxParallel), 1, 4096)
+	d.intIn("session.calls_per_second", int64(c.Session.CallsPerSecond), 1, 1_000_000)
+	d.durationIn("session.handshake_timeout", c.Session.HandshakeTimeout, 100*time.Millisecond, time.Hour)
+	d.durationIn("session.shutdown_timeout", c.Session.ShutdownTimeout, time.Second, time.Hour)
 }
 
 func (d *decoder) addr(a string) {

@@ -56,7 +56,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Registry receives the metrics (nil: a new one).
 	Registry *prometheus.Registry
-	// Session are the limits of A2E sessions (zero fields: defaults).
+	// Session overrides the limits of A2E sessions from cfg.Session (zero
+	// fields: cfg's).
 	Session SessionConfig
 }
 
@@ -161,7 +162,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		WriteTimeout:      cfg.Server.WriteTimeout,
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		Metrics:           cfg.Metrics.Enabled,
-		Session:           o.Session,
+		Session:           sessionConfig(cfg.Session, o.Session),
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
 		Limiter: lim, Audit: sink,
@@ -244,4 +245,32 @@ func (a *App) Close() error {
 		return fmt.Errorf("closing: %w", err)
 	}
 	return nil
+}
+
+// sessionConfig is the session limits of the config file, each overridden by
+// the same field of o when set.
+func sessionConfig(c config.Session, o SessionConfig) SessionConfig {
+	sc := SessionConfig{
+		MaxLineBytes:     int(c.MaxLineBytes),
+		MaxParallel:      c.MaxParallel,
+		CallsPerSecond:   float64(c.CallsPerSecond),
+		HandshakeTimeout: c.HandshakeTimeout,
+		ShutdownTimeout:  c.ShutdownTimeout,
+	}
+	if o.MaxLineBytes > 0 {
+		sc.MaxLineBytes = o.MaxLineBytes
+	}
+	if o.MaxParallel > 0 {
+		sc.MaxParallel = o.MaxParallel
+	}
+	if o.CallsPerSecond > 0 {
+		sc.CallsPerSecond = o.CallsPerSecond
+	}
+	if o.HandshakeTimeout > 0 {
+		sc.HandshakeTimeout = o.HandshakeTimeout
+	}
+	if o.ShutdownTimeout > 0 {
+		sc.ShutdownTimeout = o.ShutdownTimeout
+	}
+	return sc
 }

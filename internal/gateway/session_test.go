@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
 	"github.com/sluicehq/sluice/protocol/session"
 )
@@ -323,5 +324,31 @@ func TestSessionOverTCP(t *testing.T) {
 	}
 	if _, err := c.Ping(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The session limits of the config file are the ones announced and enforced.
+func TestSessionLimitsFromConfig(t *testing.T) {
+	s := newServer(t, func(c *config.Config) {
+		c.Session.MaxParallel = 3
+		c.Session.CallsPerSecond = 7
+		c.Session.MaxLineBytes = 4096
+	})
+	_, key := s.anyAccount()
+	r := openRaw(t, s)
+	hs := r.handshake(key)
+	limits, _ := hs["limits"].(map[string]any)
+	if hs["max_parallel"] != float64(3) ||
+		limits["calls_per_second"] != float64(7) || limits["max_line_bytes"] != float64(4096) {
+		t.Fatalf("handshake limits: %v", hs)
+	}
+	// A line over the limit is refused and the session goes on.
+	r.line(`{"a2e":"1.0","type":"ping","id":"` + r.id() + `","ts":1,"pad":"` + strings.Repeat("x", 5000) + `"}`)
+	if m := r.recv(); m["type"] != "error" || r.closed() {
+		t.Fatalf("oversized line: %v", m)
+	}
+	id := r.send("ping", nil)
+	if m := r.recv(); m["type"] != "pong" || m["req_id"] != id {
+		t.Fatalf("after an oversized line: %v", m)
 	}
 }
