@@ -39,6 +39,11 @@ const (
 	MaxKVValueBytes     = 16 << 20
 	MaxKVKeysPerAccount = 10_000
 
+	MaxMCPServersPerAccount = 32
+	MaxMCPServerNameBytes   = 64
+	MaxMCPCommandBytes      = 128
+	MaxMCPURLBytes          = 2048
+
 	MaxAPIKeysPerAccount = 100
 	MaxAPIKeysMarked     = 100_000
 )

@@ -36,6 +36,7 @@ type Store interface {
 	Audit
 	RateCounters
 	KV
+	MCPServers
 	// Close waits for pending writes and releases the database (and the data
 	// directory's lock). Calls after Close fail with Unavailable.
 	Close() error
@@ -357,4 +358,28 @@ type KV interface {
 	GetKV(ctx context.Context, accountID, key string) (json.RawMessage, bool, error)
 	// DeleteKV removes a key; a missing key is no error.
 	DeleteKV(ctx context.Context, accountID, key string) error
+}
+
+// MCPServer is an MCP server an account registered for its sessions: reached
+// by Command (the name of an entry of the server's configured allowlist,
+// never a command line) or by URL (a streamable-HTTP endpoint), never both.
+type MCPServer struct {
+	AccountID string
+	Name      string
+	Command   string
+	URL       string
+	CreatedAt time.Time
+}
+
+// MCPServers keeps accounts' MCP server registrations.
+type MCPServers interface {
+	// AddMCPServer stores a registration; its time is set by the store. A
+	// name in use by the account is a Conflict, unless the registration is
+	// the same, which returns the stored one (registering is idempotent). An
+	// account holds at most MaxMCPServersPerAccount.
+	AddMCPServer(ctx context.Context, s MCPServer) (MCPServer, error)
+	// ListMCPServers returns the account's registrations by name.
+	ListMCPServers(ctx context.Context, accountID string) ([]MCPServer, error)
+	// DeleteMCPServer removes a registration; a missing one is NotFound.
+	DeleteMCPServer(ctx context.Context, accountID, name string) error
 }

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 		{"Audit", testAudit},
 		{"RateCounters", testRateCounters},
 		{"KV", testKV},
+		{"MCPServers", testMCPServers},
 		{"LocalStorageAdapter", testLocalStorageAdapter},
 		{"CheckpointerAdapter", testCheckpointerAdapter},
 		{"ConcurrentWriters", testConcurrentWriters},

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"github.com/sluicehq/sluice/internal/fault"
+)
+
+// CheckMCPServer checks a registration before it is stored: the account id,
+// a name of letters, digits, '_' and '-' (no '.', which separates the parts
+// of the session tool name mcp.<server>.<tool>), and exactly one of Command
+// and URL, each bounded. Whether the command is allowlisted and the URL may
+// be reached is policy, decided before the store.
+func CheckMCPServer(s MCPServer) error {
+	if err := CheckID("account id", s.AccountID); err != nil {
+		return err
+	}
+	if err := CheckMCPServerName(s.Name); err != nil {
+		return err
+	}
+	switch {
+	case s.Command == "" && s.URL == "":
+		return invalid("mcp server", "needs a command or a url")
+	case s.Command != "" && s.URL != "":
+		return invalid("mcp server", "takes a command or a url, not both")
+	}
+	if err := CheckText("command", s.Command, MaxMCPCommandBytes, false); err != nil {
+		return err
+	}
+	return CheckText("url", s.URL, MaxMCPURLBytes, false)
+}
+
+// CheckMCPServerName checks the name of an MCP server registration.
+func CheckMCPServerName(name string) error {
+	if name == "" {
+		return invalid("name", "is required")
+	}
+	if len(name) > MaxMCPServerNameBytes {
+		return invalid("name", "is %d bytes long, over the limit of %d", len(name), MaxMCPServerNameBytes)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return invalid("name", "holds %q at byte %d; use letters, digits, '_' and '-'", rune(c), i)
+		}
+	}
+	return nil
+}
+
+// MCPServersFull is the error when an account has registered all it may.
+func MCPServersFull() *fault.Error {
+	return fault.New(fault.Invalid, "at most %d MCP servers per account", MaxMCPServersPerAccount).
+		WithSuggestions("Unregister a server you no longer use")
+}
+
+// MCPServerTaken is the error when a name is registered differently.
+func MCPServerTaken(name string) *fault.Error {
+	return fault.New(fault.Conflict, "an MCP server named %q is already registered differently", name).
+		WithSuggestions("Unregister it first, or choose another name")
+}
