@@ -29,6 +29,7 @@ type Config struct {
 	RateLimits   RateLimits `yaml:"rate_limits"`
 	Workers      int        `yaml:"workers"`
 	Session      Session    `yaml:"session"`
+	MCP          MCP        `yaml:"mcp"`
 	Metrics      Metrics    `yaml:"metrics"`
 	// AdminKeyFile names a file (mode 0600) holding the admin key. The key
 	// itself is never read from the config file: a secret does not belong in

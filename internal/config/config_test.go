@@ -43,6 +43,8 @@ func TestDefaults(t *testing.T) {
 		Workers: 16,
 		Session: config.Session{TTL: time.Hour, MaxLineBytes: 1 << 20, MaxParallel: 16, CallsPerSecond: 100,
 			HandshakeTimeout: 10 * time.Second, ShutdownTimeout: 10 * time.Second},
+		MCP: config.MCP{Commands: map[string]config.MCPCommand{}, ConnectTimeout: 10 * time.Second, CallTimeout: 30 * time.Second,
+			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -111,6 +113,15 @@ session:
   calls_per_second: 20
   handshake_timeout: 3s
   shutdown_timeout: 30s
+mcp:
+  commands:
+    files:
+      command: /usr/local/bin/mcp-files
+      args: ["/srv/shared", "--read-only"]
+      env: [HOME, LOG_LEVEL=warn]
+    echo:
+      command: mcp-echo
+  call_timeout: 5s
 metrics:
   enabled: true
 `
@@ -124,7 +135,10 @@ metrics:
 		c.RateLimits.RequestsPerMinute != -1 || c.RateLimits.MaxConcurrentExecutions != 4 || c.Workers != 2 ||
 		c.Session.TTL != 24*time.Hour || !c.Metrics.Enabled ||
 		c.Session.MaxLineBytes != 256<<10 || c.Session.MaxParallel != 4 || c.Session.CallsPerSecond != 20 ||
-		c.Session.HandshakeTimeout != 3*time.Second || c.Session.ShutdownTimeout != 30*time.Second {
+		c.Session.HandshakeTimeout != 3*time.Second || c.Session.ShutdownTimeout != 30*time.Second ||
+		c.MCP.CallTimeout != 5*time.Second || len(c.MCP.Commands) != 2 || c.MCP.Commands["echo"].Command != "mcp-echo" ||
+		!reflect.DeepEqual(c.MCP.Commands["files"], config.MCPCommand{Command: "/usr/local/bin/mcp-files",
+			Args: []string{"/srv/shared", "--read-only"}, Env: []string{"HOME", "LOG_LEVEL=warn"}}) {
 		t.Fatalf("parsed %+v", c)
 	}
 	if p := c.Egress.Policy(); len(p.AllowPrivate) != 3 || p.Validate() != nil {

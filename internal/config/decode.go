@@ -139,6 +139,8 @@ func (d *decoder) value(n ast.Node, v reflect.Value, path, unit string) {
 		d.integer(n, v, path, unit)
 	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
 		d.strings(n, v, path)
+	case v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String:
+		d.namedEntries(n, v, path)
 	default:
 		d.add(n, path, "cannot be set from the file") // a field type this decoder does not know
 	}
@@ -198,6 +200,38 @@ func (d *decoder) mapping(n ast.Node, v reflect.Value, path string) {
 			continue
 		}
 		d.value(kv.Value, v.Field(f.index), sub, f.unit)
+	}
+}
+
+// namedEntries decodes a mapping whose keys the user chooses (names of MCP
+// commands, say) into a map; each value decodes like a field.
+func (d *decoder) namedEntries(n ast.Node, v reflect.Value, path string) {
+	m := reflect.MakeMap(v.Type())
+	v.Set(m)
+	if _, ok := n.(*ast.NullNode); ok {
+		return
+	}
+	mn, ok := n.(*ast.MappingNode)
+	if !ok {
+		d.add(n, path, "want a mapping of names to entries, got %s", describe(n))
+		return
+	}
+	seen := map[string]int{}
+	for _, kv := range mn.Values {
+		key, ok := kv.Key.(*ast.StringNode)
+		if !ok || kv.Key.IsMergeKey() {
+			d.add(kv.Key, path, "names must be plain strings, got %s", describe(kv.Key))
+			continue
+		}
+		sub := join(path, key.Value)
+		if line, dup := seen[key.Value]; dup {
+			d.add(key, sub, "duplicate name (first at line %d)", line)
+			continue
+		}
+		seen[key.Value], _ = position(key)
+		elem := reflect.New(v.Type().Elem()).Elem()
+		d.value(kv.Value, elem, sub, "")
+		m.SetMapIndex(reflect.ValueOf(key.Value).Convert(v.Type().Key()), elem)
 	}
 }
 

@@ -129,6 +129,7 @@ func (d *decoder) validate(c *Config) {
 	d.intIn("session.calls_per_second", int64(c.Session.CallsPerSecond), 1, 1_000_000)
 	d.durationIn("session.handshake_timeout", c.Session.HandshakeTimeout, 100*time.Millisecond, time.Hour)
 	d.durationIn("session.shutdown_timeout", c.Session.ShutdownTimeout, time.Second, time.Hour)
+	d.validateMCP(c.MCP)
 }
 
 func (d *decoder) addr(a string) {
