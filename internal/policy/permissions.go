@@ -34,6 +34,12 @@ func (p Permissions) AllowsOperation(name string) bool {
 	return slices.Contains(p.Operations, name) || slices.Contains(p.Operations, "*")
 }
 
+// AllowsMCPServer reports whether the account may register, list the tools
+// of and call the MCP server of that name ("*" grants all).
+func (p Permissions) AllowsMCPServer(name string) bool {
+	return slices.Contains(p.MCPServers, name) || slices.Contains(p.MCPServers, "*")
+}
+
 // AllowsCredential reports whether the credential id is granted.
 func (p Permissions) AllowsCredential(id string) bool {
 	return slices.Contains(p.Credentials, id) || slices.Contains(p.Credentials, "*")
