@@ -19,6 +19,7 @@ import (
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/mcp"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/queue/local"
@@ -46,6 +47,7 @@ type App struct {
 	limiter *ratelimit.Limiter
 	audit   *audit.Writer
 	execs   *execution.Manager
+	mcp     *mcp.Registry
 	log     *slog.Logger
 	stop    context.CancelFunc
 }
@@ -155,6 +157,11 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Owner:       execution.DefaultOwner(),
 		AsyncBudget: cfg.Limits.AsyncExecutionTime,
 	})
+	a.mcp = mcp.New(mcp.Options{
+		Store: a.db, Commands: cfg.MCP.Commands, Egress: pol,
+		ConnectTimeout: cfg.MCP.ConnectTimeout, CallTimeout: cfg.MCP.CallTimeout, IdleTimeout: cfg.MCP.IdleTimeout,
+		MaxResultBytes: cfg.MCP.MaxResultBytes, Logger: log.With("component", "mcp"),
+	})
 	srv = New(Config{
 		MaxBodyBytes:      cfg.MaxBodyBytes,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
@@ -166,7 +173,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
 		Limiter: lim, Audit: sink,
-		Tools: tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}),
+		Tools: tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}, a.mcp.Provider()),
+		MCP:   a.mcp,
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err
@@ -228,6 +236,9 @@ func (a *App) Close() error {
 	}
 	if a.stop != nil {
 		a.stop()
+	}
+	if a.mcp != nil {
+		errs = append(errs, a.mcp.Close())
 	}
 	if a.audit != nil {
 		a.audit.Close()

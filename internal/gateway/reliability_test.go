@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"github.com/sluicehq/sluice/internal/mcp/mcptest"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -24,6 +25,7 @@ import (
 const childEnv = "SLUICE_TEST_CHILD_DIR"
 
 func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked() // the test binary as an MCP server command (session_mcp_test.go)
 	if dir := os.Getenv(childEnv); dir != "" {
 		os.Exit(runChild(dir))
 	}

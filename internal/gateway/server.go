@@ -141,6 +141,11 @@ func (s *Server) registerMethods() {
 	d.register("execution.events", accessAccount, s.executionEvents)
 	d.register("tool.list", accessAccount, s.toolList)
 	d.register("tool.call", accessAccount, s.toolCall)
+	if s.svc.MCP != nil {
+		d.register(MethodMCPRegister, accessAccount, s.mcpRegister)
+		d.register(MethodMCPList, accessAccount, s.mcpList)
+		d.register(MethodMCPUnregister, accessAccount, s.mcpUnregister)
+	}
 	d.register(MethodAccountCapabilities, accessAccount, s.accountCapabilities)
 	d.register(MethodAccountRateLimit, accessAccount, s.accountRateLimit)
 

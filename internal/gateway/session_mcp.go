@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/mcp"
 	"github.com/sluicehq/sluice/protocol/e2a"
 	"github.com/sluicehq/sluice/protocol/session"
 )
@@ -15,11 +17,50 @@ const (
 )
 
 // MCPService is what the session's mcp namespace needs of the MCP registry
-// (internal/mcp); its gateway methods are registered when it is set.
+// (internal/mcp, which holds the registration policy); its gateway methods
+// are registered when it is set.
 type MCPService interface {
-	Register(ctx context.Context, accountID, name, command, url string) (session.MCPServer, error)
-	List(ctx context.Context, accountID string) ([]session.MCPServer, error)
-	Unregister(ctx context.Context, accountID, name string) error
+	Register(ctx context.Context, p *account.Principal, name, command, url string) (mcp.Server, error)
+	List(ctx context.Context, p *account.Principal) ([]mcp.Server, error)
+	Unregister(ctx context.Context, p *account.Principal, name string) error
+}
+
+func (s *Server) mcpRegister(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	name := p.RequiredString("name")
+	command := p.String("command")
+	url := p.String("url")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	srv, err := s.svc.MCP.Register(ctx, c.Principal, name, command, url)
+	if err != nil {
+		return err
+	}
+	return w.Complete(srv)
+}
+
+func (s *Server) mcpList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	if err := newParams(c.Env.Params).Done(); err != nil {
+		return err
+	}
+	list, err := s.svc.MCP.List(ctx, c.Principal)
+	if err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"servers": list})
+}
+
+func (s *Server) mcpUnregister(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	name := p.RequiredString("name")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	if err := s.svc.MCP.Unregister(ctx, c.Principal, name); err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"ok": true})
 }
 
 // startMCP dispatches an mcp/server/* request like any call.
