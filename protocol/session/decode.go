@@ -42,13 +42,14 @@ func (r *Registry) Decode(line []byte, lim Limits) (Message, error) {
 		return nil, e
 	}
 	var buf [16]member
-	ms, err := s.members(start, 1, buf[:0])
-	if err != nil {
-		return nil, err
-	}
+	ms := s.members(start, 1, buf[:0])
 	h, lenient, err := s.header(ms)
 	if err != nil {
 		return nil, err
+	}
+	if e := s.deep; e != nil {
+		e.ID, e.Type = h.ID, h.Type
+		return nil, e
 	}
 	m, err := r.decodeBody(&s, h, ms, lenient)
 	if err != nil {
@@ -374,10 +375,7 @@ func (d *structDecoder) field(fv reflect.Value, f *planField, start, end, depth 
 			return want("an object")
 		}
 		var buf [16]member
-		ms, err := d.members(start, depth, buf[:0])
-		if err != nil {
-			return err
-		}
+		ms := d.members(start, depth, buf[:0])
 		return d.fill(fv, f.sub, ms, depth, false)
 	case kStructs:
 		if c != '[' {
@@ -391,27 +389,62 @@ func (d *structDecoder) field(fv reflect.Value, f *planField, start, end, depth 
 			}
 			fv.Set(reflect.Append(fv, zero))
 			var buf [16]member
-			ms, err := d.members(s, depth+1, buf[:0])
-			if err != nil {
-				return err
-			}
+			ms := d.members(s, depth+1, buf[:0])
 			return d.fill(fv.Index(n), f.sub, ms, depth+1, false)
 		})
 	}
 	return nil
 }
 
-// parseInt reads a JSON number that is an integer (1, -3, 2.0, 1e3) within
-// ±2^53, where float64 and int64 agree.
+// parseInt reads a JSON number that is an integer (1, -3, 2.0, 1e3, 150e-1)
+// within ±2^53, where float64 and int64 agree. It works on the decimal digits,
+// never through a float, so that 9007199254740993 or 4503599627370495.9 are
+// refused rather than rounded to a neighbour. b is a valid JSON number.
 func parseInt(b []byte) (int64, bool) {
-	if len(b) <= 15 {
+	if len(b) <= 15 { // the common case: plain digits that fit
 		if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
 			return n, true
 		}
 	}
-	x, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+	s := string(b)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	if strings.Trim(digits, "0") == "" {
+		return 0, true // any zero, whatever its exponent
+	}
+	exp := 0
+	if hasExp {
+		e, err := strconv.Atoi(expPart)
+		if err != nil || e > 1<<30 || e < -(1<<30) {
+			return 0, false
+		}
+		exp = e
+	}
+	// The value is 0.digits × 10^point once leading zeros are gone; an
+	// integer of at most 2^53 (16 digits) has 1 <= point <= 16.
+	lead := len(digits) - len(strings.TrimLeft(digits, "0"))
+	digits = digits[lead:]
+	point := len(intPart) - lead + exp
+	if point < 1 || point > 16 {
 		return 0, false
 	}
-	return int64(x), true
+	if point < len(digits) {
+		if strings.Trim(digits[point:], "0") != "" {
+			return 0, false // non-zero digits after the point
+		}
+		digits = digits[:point]
+	} else {
+		digits += strings.Repeat("0", point-len(digits))
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n > 1<<53 {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }

@@ -78,6 +78,18 @@ type MCPListResp struct {
 
 func (*MCPListResp) MessageType() string { return TypeMCPListResp }
 
+// MarshalJSON writes "servers":[] when Servers is nil, as ToolListResp does.
+func (m *MCPListResp) MarshalJSON() ([]byte, error) {
+	type plain MCPListResp
+	p := (*plain)(m)
+	if p.Servers == nil {
+		c := *p
+		c.Servers = []MCPServer{}
+		p = &c
+	}
+	return marshalCompact(p)
+}
+
 // MCPServer is a registered MCP server.
 type MCPServer struct {
 	Name    string   `json:"name" a2e:"required"`

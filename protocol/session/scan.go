@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -25,6 +26,7 @@ type member struct {
 type scanner struct {
 	data     []byte
 	maxDepth int
+	deep     *Error // the first value nested deeper than maxDepth, if any
 }
 
 func (s *scanner) ws(i int) int {
@@ -55,15 +57,19 @@ func (s *scanner) stringEnd(i int) int {
 }
 
 // valueEnd returns the end of the value starting at i, which sits at nesting
-// level depth (the message itself is at level 1).
-func (s *scanner) valueEnd(i, depth int) (int, error) {
+// level depth (the message itself is at level 1). A value nested deeper than
+// maxDepth is recorded in s.deep (the first one only) and scanning goes on to
+// its end, so that the message's id and type can still be read and the error
+// that answers it carry them. Matching brackets is a loop, not recursion:
+// depth costs no stack here.
+func (s *scanner) valueEnd(i, depth int) int {
 	switch s.data[i] {
 	case '"':
-		return s.stringEnd(i), nil
+		return s.stringEnd(i)
 	case '{', '[':
 		level := depth
 		if level > s.maxDepth {
-			return 0, s.tooDeep(i)
+			s.tooDeep(i)
 		}
 		for j := i + 1; j < len(s.data); j++ {
 			switch s.data[j] {
@@ -72,56 +78,58 @@ func (s *scanner) valueEnd(i, depth int) (int, error) {
 			case '{', '[':
 				level++
 				if level > s.maxDepth {
-					return 0, s.tooDeep(j)
+					s.tooDeep(j)
 				}
 			case '}', ']':
 				if level == depth {
-					return j + 1, nil
+					return j + 1
 				}
 				level--
 			}
 		}
-		return len(s.data), nil
+		return len(s.data)
 	default: // number, true, false, null
 		j := i
 		for j < len(s.data) {
 			switch s.data[j] {
 			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return j, nil
+				return j
 			}
 			j++
 		}
-		return j, nil
+		return j
 	}
 }
 
-func (s *scanner) tooDeep(off int) *Error {
-	e := errorf(CodeInvalidMessage, "", "nested deeper than %d levels", s.maxDepth)
-	e.Offset = off
-	return e
+// tooDeep records the first place where the nesting goes over the limit.
+func (s *scanner) tooDeep(off int) {
+	if s.deep == nil {
+		s.deep = errorf(CodeInvalidMessage, "", "nested deeper than %d levels", s.maxDepth)
+		s.deep.Offset = off
+	}
 }
 
 // members appends the members of the object starting at i (at level depth)
-// to dst.
-func (s *scanner) members(i, depth int, dst []member) ([]member, error) {
+// to dst. A member nested too deep is recorded in s.deep under its key.
+func (s *scanner) members(i, depth int, dst []member) []member {
 	j := s.ws(i + 1)
 	if s.data[j] == '}' {
-		return dst, nil
+		return dst
 	}
 	for {
 		ke := s.stringEnd(j)
 		key := s.data[j+1 : ke-1]
 		m := member{key: key, esc: bytes.IndexByte(key, '\\') >= 0, keyOff: j}
 		m.start = s.ws(s.ws(ke) + 1) // past the colon
-		end, err := s.valueEnd(m.start, depth+1)
-		if err != nil {
-			return dst, under(err, s.keyString(&m))
+		wasDeep := s.deep != nil
+		m.end = s.valueEnd(m.start, depth+1)
+		if !wasDeep && s.deep != nil {
+			_ = under(s.deep, s.keyString(&m))
 		}
-		m.end = end
 		dst = append(dst, m)
-		j = s.ws(end)
+		j = s.ws(m.end)
 		if s.data[j] == '}' {
-			return dst, nil
+			return dst
 		}
 		j = s.ws(j + 1) // past the comma
 	}
@@ -134,9 +142,10 @@ func (s *scanner) elements(i, depth int, fn func(n, start, end int) error) error
 		return nil
 	}
 	for n := 0; ; n++ {
-		end, err := s.valueEnd(j, depth+1)
-		if err != nil {
-			return underIndex(err, n)
+		wasDeep := s.deep != nil
+		end := s.valueEnd(j, depth+1)
+		if !wasDeep && s.deep != nil {
+			_ = underIndex(s.deep, n)
 		}
 		if err := fn(n, j, end); err != nil {
 			return underIndex(err, n)
@@ -209,12 +218,22 @@ func checkSyntax(line []byte) *Error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return errorf(CodeParseError, "", "not JSON: the line is empty")
 	}
+	if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
+		return errorf(CodeParseError, "", "not JSON: the line starts with a byte order mark (U+FEFF); send UTF-8 without one")
+	}
 	var raw json.RawMessage
 	err := json.Unmarshal(line, &raw)
 	e := errorf(CodeParseError, "", "not JSON")
 	if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 		e.Message = "not JSON: " + se.Error()
+		// SyntaxError.Offset counts the bytes read, the bad one included;
+		// Error.Offset is the bad byte's 0-based place. At the end of the
+		// input it is the place where more was expected: len(line).
 		e.Offset = int(se.Offset)
+		if !strings.HasPrefix(se.Error(), "unexpected end") {
+			e.Offset--
+		}
+		e.Offset = max(0, min(e.Offset, len(line)))
 	}
 	return e
 }

@@ -40,6 +40,19 @@ type ToolListResp struct {
 
 func (*ToolListResp) MessageType() string { return TypeToolListResp }
 
+// MarshalJSON writes "tools":[] when Tools is nil: a session that may call
+// nothing gets an empty list, not null, which a strict peer would refuse.
+func (m *ToolListResp) MarshalJSON() ([]byte, error) {
+	type plain ToolListResp // the same fields without this method
+	p := (*plain)(m)
+	if p.Tools == nil {
+		c := *p
+		c.Tools = []ToolInfo{}
+		p = &c
+	}
+	return marshalCompact(p)
+}
+
 // ToolInfo describes one tool. Names follow RESOLUTIONS: op.<Operation>,
 // workflow.validate, workflow.execute, cap.<namespace>/<id>, agent.<name>,
 // mcp.<server>.<tool>. The parameter fields hold JSON Schemas.

@@ -42,8 +42,16 @@ func (w *Writer) Write(m Message) error {
 		return w.err
 	}
 	w.st.Stamp(m)
-	if _, generic := m.(*Generic); !generic && m.Head().Type != m.MessageType() {
-		return fmt.Errorf("session: a %T has type %q, not %q", m, m.Head().Type, m.MessageType())
+	h := m.Head()
+	if _, generic := m.(*Generic); !generic && h.Type != m.MessageType() {
+		return fmt.Errorf("session: a %T has type %q, not %q", m, h.Type, m.MessageType())
+	}
+	// What the peer would refuse is refused here, where the caller can see it.
+	if !validType(h.Type) {
+		return fmt.Errorf("session: a %T needs a type of segments of letters, digits, '_', '-' or '.' joined by '/', not %q", m, h.Type)
+	}
+	if !ValidID(h.ID) {
+		return fmt.Errorf("session: %s: id must be 32 hex characters", h.Type)
 	}
 	w.buf.Reset()
 	if err := w.enc.Encode(m); err != nil {
@@ -69,11 +77,15 @@ func (w *Writer) shrink() {
 
 // Marshal returns m as one compact line without its newline, as a Writer
 // writes it (m is not stamped).
-func Marshal(m Message) ([]byte, error) {
+func Marshal(m Message) ([]byte, error) { return marshalCompact(m) }
+
+// marshalCompact is json.Marshal without HTML escaping: "<" stays "<", as
+// the peer sent it and as Python's json.dumps writes it.
+func marshalCompact(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
