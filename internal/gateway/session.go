@@ -280,9 +280,17 @@ func (ss *sessionConn) start(ctx context.Context, reqID, method string, params m
 	}
 	ss.inflight.Add(1)
 	ss.calls.Add(1)
+	// The slot is given back before the answer is sent: a peer that waits for
+	// each answer before its next call must never find the slot still taken.
+	var released atomic.Bool
+	release := func() {
+		if released.CompareAndSwap(false, true) {
+			ss.inflight.Add(-1)
+		}
+	}
 	go func() {
 		defer ss.calls.Done()
-		defer ss.inflight.Add(-1)
+		defer release()
 		defer ss.seq.Forget(reqID)
 		env := e2a.NewEnvelope()
 		env.RequestID, env.Method, env.Params = reqID, method, params
@@ -290,7 +298,9 @@ func (ss *sessionConn) start(ctx context.Context, reqID, method string, params m
 		c := &Call{Env: env, Key: ss.key, Transport: ss.transport}
 		sink := e2a.SinkFunc(func(f *e2a.Response) error {
 			if f.IsFinal {
-				ss.send(done(reqID, f))
+				answer := done(reqID, f)
+				release()
+				ss.send(answer)
 				return nil
 			}
 			if delta, ok := f.Body["delta"].(map[string]any); ok {

@@ -352,3 +352,22 @@ func TestSessionLimitsFromConfig(t *testing.T) {
 		t.Fatalf("after an oversized line: %v", m)
 	}
 }
+
+// A peer that waits for each answer before its next call is never refused
+// for calls in flight, however fast the answers come (the slot is free before
+// the answer is sent).
+func TestSessionSequentialCallsNeverOverMaxParallel(t *testing.T) {
+	s := newServer(t, withSession(gateway.SessionConfig{MaxParallel: 1, CallsPerSecond: 1_000_000}))
+	_, key := s.account(map[string]any{"operations": []string{"Wait"}},
+		map[string]any{"requests_per_minute": -1, "requests_per_hour": -1, "requests_per_day": -1})
+	r := openRaw(t, s)
+	r.handshake(key)
+	doc := jsonl(`{"type":"operationUpdate","operationId":"w","operation":{"Wait":{"duration":1}}}`,
+		`{"type":"beginExecution","executionId":"seq","operationOrder":["w"]}`)
+	for i := range 300 {
+		id := r.send("tool/call/req", map[string]any{"tool_name": "workflow.validate", "arguments": map[string]any{"workflow": doc}})
+		if m := r.recv(); m["type"] != "tool/call/resp" || m["req_id"] != id {
+			t.Fatalf("call %d: %v", i, m)
+		}
+	}
+}

@@ -174,3 +174,29 @@ func TestPlanCacheIgnoresTheExecutionID(t *testing.T) {
 		t.Errorf("a line with two executionId keys hit the cache (report %v)", rep)
 	}
 }
+
+// Validating a valid document fills the plan cache, and validating it again
+// answers the same report from it; an invalid one is reported every time.
+func TestValidateUsesThePlanCache(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	h := newHarness(t, srv, nil)
+	a := account()
+	first := h.runner.Validate([]byte(cachedDoc), a)
+	second := h.runner.Validate([]byte(cachedDoc), a)
+	if !first.Valid || !second.Valid || toJSON(t, first) != toJSON(t, second) || second.Workflow == nil ||
+		second.Errors == nil || second.Warnings == nil {
+		t.Fatalf("reports differ: %s vs %s", toJSON(t, first), toJSON(t, second))
+	}
+	c1, _ := h.runner.Compile([]byte(cachedDoc), a)
+	c2, _ := h.runner.Compile([]byte(cachedDoc), a)
+	if c1 != c2 {
+		t.Fatal("validate did not leave the plan in the cache")
+	}
+	bad := strings.Replace(cachedDoc, `"FilterData"`, `"NoSuchOp"`, 1)
+	for range 2 {
+		if r := h.runner.Validate([]byte(bad), a); r.Valid || len(r.Errors) == 0 {
+			t.Fatalf("invalid document: %s", toJSON(t, r))
+		}
+	}
+}

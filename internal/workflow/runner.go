@@ -94,9 +94,20 @@ func (r *Runner) options(a Account, env *op.Environment) validate.Options {
 	return validate.Options{Env: env, Permissions: &perms, Limits: limits, PrivateAllowed: r.private}
 }
 
-// Validate checks a JSONL document for a.
+// Validate checks a JSONL document for a. A valid document is compiled and
+// kept in the plan cache like one executed, so validating it again (agents
+// validate before they execute, and retry) costs a cache look-up, and so does
+// executing it next.
 func (r *Runner) Validate(doc []byte, a Account) *validate.Report {
-	return validate.Document(doc, r.options(a, r.Environment(a)))
+	c, report := r.Compile(doc, a)
+	if report != nil {
+		return report
+	}
+	warnings := c.warnings
+	if warnings == nil {
+		warnings = []fault.Object{}
+	}
+	return &validate.Report{Valid: true, Errors: []fault.Object{}, Warnings: warnings, Workflow: c.workflow}
 }
 
 // Options of one execution.
