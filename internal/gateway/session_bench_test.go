@@ -87,7 +87,9 @@ func BenchmarkSessionTrivialCall(b *testing.B) {
 			Text string `json:"text"`
 		}
 		sdk.AddTool(srv, &sdk.Tool{Name: "echo", Description: "Echo the text back"},
-			func(_ context.Context, _ *sdk.CallToolRequest, in text) (*sdk.CallToolResult, text, error) { return nil, in, nil })
+			func(_ context.Context, _ *sdk.CallToolRequest, in text) (*sdk.CallToolResult, text, error) {
+				return nil, in, nil
+			})
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
 		ss, err := srv.Connect(ctx, &sdk.IOTransport{Reader: inR, Writer: outW}, nil)
@@ -139,4 +141,3 @@ func (m multiCloser) Close() error {
 	}
 	return nil
 }
-
