@@ -20,7 +20,8 @@ type Reader struct {
 	line int64
 }
 
-// NewReader returns a Reader of messages of reg's types from r.
+// NewReader returns a Reader of messages of reg's types from r. A nil reg
+// (for a caller that only wants ReadLine) decodes with NewRegistry's types.
 func NewReader(r io.Reader, reg *Registry, lim Limits) *Reader {
 	lim = lim.withDefaults()
 	size := min(64<<10, lim.MaxLineBytes+2)
@@ -34,6 +35,9 @@ func (r *Reader) Next() (Message, error) {
 	line, err := r.ReadLine()
 	if err != nil {
 		return nil, err
+	}
+	if r.reg == nil {
+		r.reg = NewRegistry()
 	}
 	m, err := r.reg.Decode(line, r.lim)
 	if e, ok := err.(*Error); ok {
@@ -72,6 +76,9 @@ func (r *Reader) ReadLine() ([]byte, error) {
 			}
 			if errors.Is(err, io.EOF) && read > 0 {
 				break // a last line without a newline; io.EOF comes next time
+			}
+			if read == 0 {
+				r.line-- // no line was read: Line stays the last one
 			}
 			return nil, err
 		}
