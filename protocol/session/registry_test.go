@@ -172,9 +172,15 @@ type baseKeyField struct {
 
 func (*baseKeyField) MessageType() string { return "bad/basekey" }
 
+// XField clashes with twoNames' own "x" through embedding, which
+// encoding/json would resolve silently and the registry refuses.
+type XField struct {
+	X string `json:"x"`
+}
+
 type twoNames struct {
 	session.Header
-	A string `json:"x"`
+	XField
 	B string `json:"x"`
 }
 
