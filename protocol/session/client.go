@@ -175,7 +175,13 @@ func (c *Client) Call(ctx context.Context, req Message) (Message, error) {
 		c.mu.Unlock()
 	}()
 	if err := c.wr.Write(req); err != nil {
-		return nil, err
+		if werr := c.wr.broken(); werr != nil {
+			// The connection is gone (the reading side may not know yet):
+			// the session is over, as for a read that fails.
+			c.stop(werr)
+			return nil, c.err()
+		}
+		return nil, err // this message only (over the line limit, not encodable)
 	}
 	select {
 	case m := <-ch:
@@ -358,15 +364,15 @@ func (c *Client) route(m Message) {
 	}
 	if !strings.HasSuffix(m.Head().Type, "/event") {
 		if cm, ok := m.(Correlated); ok && cm.RequestID() != "" {
+			// The first answer takes the call out of pending, so that a
+			// second one finds no call and goes to OnEvent like any
+			// message nobody waits for. ch has room for the one answer.
 			c.mu.Lock()
 			ch := c.pending[cm.RequestID()]
+			delete(c.pending, cm.RequestID())
 			c.mu.Unlock()
 			if ch != nil {
-				select {
-				case ch <- m:
-				default: // answered twice: the first answer stands
-					c.log.Warn("session: a second answer to one request was dropped", "req_id", cm.RequestID(), "type", m.Head().Type)
-				}
+				ch <- m
 				return
 			}
 		}

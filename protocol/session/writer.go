@@ -69,6 +69,13 @@ func (w *Writer) Write(m Message) error {
 	return err
 }
 
+// broken is the error of the underlying writer that stopped w, or nil.
+func (w *Writer) broken() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
 func (w *Writer) shrink() {
 	if w.buf.Cap() > 256<<10 {
 		w.buf = bytes.Buffer{}
