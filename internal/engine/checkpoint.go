@@ -85,9 +85,11 @@ type ResultMark struct {
 
 // Decision is a control step's choice.
 type Decision struct {
-	Kind string   `json:"kind"`           // "branch" or "loop"
+	Kind string   `json:"kind"`           // "branch", "loop" or "fork"
 	Name string   `json:"name,omitempty"` // branch name
 	Ops  []string `json:"ops,omitempty"`  // branch steps, or loop body
+	// Branches are the branches of a fork.
+	Branches [][]string `json:"branches,omitempty"`
 
 	Items       []any `json:"items,omitempty"`
 	Concurrency int   `json:"concurrency,omitempty"`
@@ -102,6 +104,7 @@ type Decision struct {
 const (
 	decisionBranch = "branch"
 	decisionLoop   = "loop"
+	decisionFork   = "fork"
 )
 
 // Checkpointer persists checkpoints. Save must not keep references into the

@@ -221,7 +221,9 @@ func (ex *execution) finish(h halt) *Result {
 		status = StatusCancelled
 	case len(ex.errs) == 0:
 		status = StatusSuccess
-	case ex.plan.onError() == Continue && ex.succeeded > 0:
+	case (ex.plan.onError() == Continue || h == haltNone) && ex.succeeded > 0:
+		// Failures went on (the plan's policy, or a step's own) and something
+		// succeeded.
 		status = StatusPartial
 	default:
 		status = StatusFailed

@@ -35,6 +35,8 @@ type fakeCfg struct {
 	InputPath    string          `json:"inputPath"` // Each
 	Operations   []string        `json:"operations"`
 	Concurrency  int             `json:"concurrency"`
+	Gate         string          `json:"gate"`     // Gate: a gate shared by several steps (default: the step's own)
+	Branches     [][]string      `json:"branches"` // Fork
 }
 
 // fakes is a set of fake operations that count what they do.
@@ -109,6 +111,7 @@ func (f *fakes) env() *op.Environment {
 		reg(op.Spec{Name: "Save"}, func(c fakeCfg) op.Operation { return &saveOp{f: f} }),
 		reg(op.Spec{Name: "If", Control: true}, func(c fakeCfg) op.Operation { return &ifOp{f: f, c: c} }),
 		reg(op.Spec{Name: "Each", Control: true}, func(c fakeCfg) op.Operation { return &eachOp{f: f, c: c} }),
+		reg(op.Spec{Name: "Fork", Control: true}, func(c fakeCfg) op.Operation { return &forkOp{f: f, c: c} }),
 	)
 }
 
@@ -237,11 +240,15 @@ type gateOp struct {
 
 func (o *gateOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 	o.f.called(rc.OperationID)
+	name := rc.OperationID
+	if o.c.Gate != "" {
+		name = o.c.Gate
+	}
 	o.f.mu.Lock()
-	g := o.f.gates[rc.OperationID]
+	g := o.f.gates[name]
 	if g == nil {
 		g = &gate{done: make(chan struct{})}
-		o.f.gates[rc.OperationID] = g
+		o.f.gates[name] = g
 	}
 	g.n++
 	if g.n == o.c.Parties {
@@ -315,6 +322,17 @@ func (o *eachOp) Run(_ context.Context, rc *op.RunContext) (any, error) {
 		return nil, fault.Typed(fault.Invalid, fault.DataError, "%s is not an array", o.c.InputPath)
 	}
 	return op.Iteration{Items: items, Body: o.c.Operations, Concurrency: max(o.c.Concurrency, 1)}, nil
+}
+
+// forkOp runs its branches at the same time.
+type forkOp struct {
+	f *fakes
+	c fakeCfg
+}
+
+func (o *forkOp) Run(_ context.Context, rc *op.RunContext) (any, error) {
+	o.f.called(rc.OperationID)
+	return op.Fork{Branches: o.c.Branches}, nil
 }
 
 func jsonEqual(raw json.RawMessage, v any) bool {

@@ -56,6 +56,16 @@ type Step struct {
 	Retry   RetryOverride
 	// Cache asks for the output of a pure operation to be cached.
 	Cache bool
+	// OnError overrides the plan's OnError for this step ("" : the plan's).
+	OnError OnError
+}
+
+// onError is what a failure of st does: its own policy, else the plan's.
+func (st *Step) onError(p *Plan) OnError {
+	if st.OnError != "" {
+		return st.OnError
+	}
+	return p.onError()
 }
 
 // RetryOverride holds a step's own retry settings; nil fields take the engine's.

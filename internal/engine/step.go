@@ -95,6 +95,9 @@ func (ex *execution) runStep(f *frame, pos, id string) (any, halt) {
 			out = map[string]any{"branch": name}
 		case decisionLoop:
 			out, h = ex.runLoop(f, pos, st, dec)
+		case decisionFork:
+			h = ex.runFork(f, pos, st, dec)
+			out = map[string]any{"branches": float64(len(dec.Branches))}
 		}
 		if h != haltNone {
 			return nil, h
@@ -120,6 +123,13 @@ func (ex *execution) decide(f *frame, st *Step, out any) (*Decision, *fault.Erro
 			return nil, fault.New(fault.Internal, "operation %q returned an empty branch", st.ID).WithOp(st.ID)
 		}
 		return &Decision{Kind: decisionBranch, Name: b.Name, Ops: b.Ops}, nil
+	case op.Fork:
+		return &Decision{Kind: decisionFork, Branches: b.Branches}, nil
+	case *op.Fork:
+		if b == nil {
+			return nil, fault.New(fault.Internal, "operation %q returned an empty fork", st.ID).WithOp(st.ID)
+		}
+		return &Decision{Kind: decisionFork, Branches: b.Branches}, nil
 	case op.Iteration:
 		return ex.loopDecision(f, st, b)
 	case *op.Iteration:
@@ -170,7 +180,7 @@ func (ex *execution) stepFailed(f *frame, pos string, st *Step, fe *fault.Error,
 	ex.mu.Lock()
 	ex.errs = append(ex.errs, fe.Object())
 	ex.failed++
-	stop := fatal || ex.plan.onError() == Stop
+	stop := fatal || st.onError(ex.plan) == Stop
 	if !stop {
 		ex.markDoneLocked(pos, nil, true)
 	}

@@ -72,6 +72,14 @@ type Iteration struct {
 	Concurrency int // >= 1
 }
 
+// Fork is the output of a parallel flow's Run: the engine runs each branch
+// (a list of steps run in order) at the same time, on the execution's one
+// data model, and goes on when all have finished. Branches must write
+// disjoint paths (each step its own outputPath).
+type Fork struct {
+	Branches [][]string
+}
+
 // Suspend is returned (as an error) by an operation that must wait for an answer
 // from outside; the engine checkpoints the execution as waiting and resumes the
 // step later with RunContext.Answer set.
