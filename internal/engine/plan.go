@@ -102,6 +102,11 @@ func (p *Plan) ComputeDigest() string {
 		write(id)
 		write(s.Name)
 		write(string(compactJSON(s.Config)))
+		if s.OnError != "" {
+			// Only when set, so digests of plans without it stay what they were
+			// (checkpoints made before it existed still resume).
+			write("onError:" + string(s.OnError))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
