@@ -13,7 +13,7 @@ func (l *linter) refs() {
 			for _, p := range ps {
 				pp := joinPath(base, p.Name)
 				l.checkMapping(p.Mapping, pp+".mapping")
-				if p.Ref != nil && !strings.HasPrefix(p.Ref.Pointer, "#/inputs/") && !strings.HasPrefix(p.Ref.Pointer, "#/schemas/") {
+				if p.Ref != nil && strings.HasPrefix(p.Ref.Pointer, "#") && !strings.HasPrefix(p.Ref.Pointer, "#/inputs/") && !strings.HasPrefix(p.Ref.Pointer, "#/schemas/") {
 					l.add(RuleRefTarget, p.Ref.Pos, pp+".$ref", "$ref %q of a task input should point into #/inputs/ (a value) or #/schemas/ (a type)", p.Ref.Pointer)
 				}
 				walk(p.Fields, pp)

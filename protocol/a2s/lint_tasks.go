@@ -91,7 +91,7 @@ func (l *linter) requestTask(t *Task, path string) {
 		l.add(RuleRequest, t.Request.Pos, path+".definition.request",
 			"request %s has %s: a request is one OpenAPI operation (one path, one method)", name, plural(r.Operations, "operation"))
 	}
-	if t.Service.Set() && r.Server.Set() {
+	if t.Service.Set() && r.Server.Set() && l.d.ServiceByHost(t.Service.Value) != nil {
 		if u, err := url.Parse(r.Server.Value); err == nil && u.Host != "" && !strings.EqualFold(u.Hostname(), t.Service.Value) &&
 			!strings.EqualFold(u.Host, t.Service.Value) {
 			l.add(RuleServiceHost, r.Server.Pos, joinPath("requests", name)+".specification.servers[0].url",

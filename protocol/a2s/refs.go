@@ -207,6 +207,9 @@ func conditionOperand(s string) (*Operand, string, error) {
 		word = s[:i]
 	}
 	rest := s[len(word):]
+	if word == "" {
+		return nil, "", fmt.Errorf("unexpected %q; expected a value", s)
+	}
 	switch word {
 	case "true":
 		return &Operand{Value: true, Raw: word}, rest, nil
