@@ -27,21 +27,24 @@ func (o sleepOp) Run(ctx context.Context, _ *op.RunContext) (any, error) {
 // engine's default attempt timeout (so a long Wait is bounded by the execution's
 // budget, not by 30 s), and a step's own timeout still wins over both.
 func TestSpecDefaultTimeout(t *testing.T) {
-	reg := func(name string, def time.Duration) op.Registration {
+	// The sleeps that must be cut last far longer than the timeouts that cut
+	// them, so a loaded machine cannot reorder the two.
+	reg := func(name string, def, sleep time.Duration) op.Registration {
 		return op.Registration{
 			Spec: op.Spec{Name: name, DefaultTimeout: def},
-			New:  func(json.RawMessage, *op.Deps) (op.Operation, error) { return sleepOp{d: 60 * time.Millisecond}, nil },
+			New:  func(json.RawMessage, *op.Deps) (op.Operation, error) { return sleepOp{d: sleep}, nil },
 		}
 	}
-	env := op.NewEnvironment(&op.Deps{}, reg("Long", 5*time.Second), reg("Plain", 0))
+	env := op.NewEnvironment(&op.Deps{}, reg("Long", 5*time.Second, 60*time.Millisecond),
+		reg("LongSlow", 5*time.Second, 10*time.Second), reg("Plain", 0, 10*time.Second))
 	eng := engine.New(engine.Options{Clock: clock.NewFake(time.Now()), Limits: engine.Limits{DefaultTimeout: 10 * time.Millisecond}})
 	cases := []struct {
 		name, cfg string
 		want      engine.Status
 	}{
-		{"Long", `{}`, engine.StatusSuccess},           // spec default (5 s) instead of the engine's 10 ms
-		{"Plain", `{}`, engine.StatusFailed},           // engine default 10 ms cuts the 60 ms sleep
-		{"Long", `{"timeout":5}`, engine.StatusFailed}, // the step's own timeout wins
+		{"Long", `{}`, engine.StatusSuccess},               // spec default (5 s) instead of the engine's 10 ms
+		{"Plain", `{}`, engine.StatusFailed},               // engine default 10 ms cuts the sleep
+		{"LongSlow", `{"timeout":5}`, engine.StatusFailed}, // the step's own timeout wins
 	}
 	for _, c := range cases {
 		plan := compile(t, env, def("s", c.name, c.cfg), begin("", "s"))
