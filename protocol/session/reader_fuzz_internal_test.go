@@ -50,6 +50,9 @@ func FuzzReader(f *testing.F) {
 				if i != len(want) {
 					t.Fatalf("%d lines read, want %d", i, len(want))
 				}
+				if n := lineCount(data); rd.Line() != n {
+					t.Fatalf("Line() at the end = %d, want %d", rd.Line(), n)
+				}
 				return
 			}
 			if i >= len(want) {
@@ -84,6 +87,15 @@ type wantLine struct {
 	line int64
 	text []byte
 	over bool
+}
+
+// lineCount is the number of lines in data, a last one without "\n" included.
+func lineCount(data []byte) int64 {
+	n := int64(bytes.Count(data, []byte("\n")))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // expectedLines is the oracle: the stream split at "\n".
