@@ -107,7 +107,8 @@ type exprEnv struct {
 }
 
 // compileExpression checks and compiles src. jsonPath names the config field.
-func compileExpression(src, jsonPath string, lim Limits) (*Expression, error) {
+// extra patchers run before the sandbox's.
+func compileExpression(src, jsonPath string, lim Limits, extra ...ast.Visitor) (*Expression, error) {
 	maxLen := lim.MaxExprLength
 	if maxLen <= 0 {
 		maxLen = DefaultLimits().MaxExprLength
@@ -124,11 +125,16 @@ func compileExpression(src, jsonPath string, lim Limits) (*Expression, error) {
 		expr.Env(&exprEnv{}),
 		expr.MaxNodes(maxExprNodes),
 		expr.DisableAllBuiltins(),
+	}
+	for _, v := range extra {
+		opts = append(opts, expr.Patch(v))
+	}
+	opts = append(opts,
 		expr.Patch(&sandboxPatcher{}),
 		expr.Function(fnStep, stepFn),
 		expr.Function(fnCall, callFn),
 		expr.Function(fnAdd, addFn),
-	}
+	)
 	for _, name := range directBuiltins {
 		opts = append(opts, expr.EnableBuiltin(name))
 	}
