@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -75,7 +76,7 @@ func (r *Registry) decodeBody(s *scanner, h Header, ms []member, lenient bool) (
 			if _, dup := g.Fields[k]; dup {
 				return nil, duplicate(k, m.keyOff)
 			}
-			g.Fields[k] = json.RawMessage(strings.Clone(string(s.data[m.start:m.end])))
+			g.Fields[k] = bytes.Clone(s.data[m.start:m.end])
 		}
 		return g, nil
 	}
@@ -95,7 +96,12 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 	for i := range ms {
 		m := &ms[i]
 		k := -1
-		switch s.keyString(m) {
+		key := m.key
+		if m.esc {
+			key = []byte(s.keyString(m))
+		}
+		switch string(key) { // compared, not kept: no copy
+
 		case "a2e":
 			k = 0
 		case "version":
@@ -122,6 +128,9 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 		if m == nil || s.data[m.start] != '"' {
 			return "", false
 		}
+		if string(s.data[m.start:m.end]) == `"`+Version+`"` {
+			return Version, true // the one string every message shares, not a copy
+		}
 		return s.str(m.start, m.end), true
 	}
 	fail := func(m *member, key string, format string, args ...any) (Header, bool, error) {
@@ -132,10 +141,12 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 		e.ID, e.Type = h.ID, h.Type
 		return Header{}, false, e
 	}
-	if t, ok := str(spans[2]); ok && validType(t) {
-		h.Type = t
+	typ, typOK := str(spans[2])
+	if typOK && validType(typ) {
+		h.Type = typ
 	}
-	if id, ok := str(spans[3]); ok && ValidID(id) {
+	id, idOK := str(spans[3])
+	if idOK && ValidID(id) {
 		h.ID = id
 	}
 	if dup != nil {
@@ -172,20 +183,18 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 	h.A2E = ver
 
 	// type, id, ts.
-	t, ok := str(spans[2])
 	switch {
 	case spans[2] == nil:
 		return fail(nil, "type", "is required")
-	case !ok:
+	case !typOK:
 		return fail(spans[2], "type", "must be a string, not %s", s.kindAt(spans[2].start))
-	case !validType(t):
+	case !validType(typ):
 		return fail(spans[2], "type", "must be segments of letters, digits, '_', '-' or '.' joined by '/', at most 128 bytes")
 	}
-	id, ok := str(spans[3])
 	switch {
 	case spans[3] == nil:
 		return fail(nil, "id", "is required")
-	case !ok:
+	case !idOK:
 		return fail(spans[3], "id", "must be a string, not %s", s.kindAt(spans[3].start))
 	case !ValidID(id):
 		return fail(spans[3], "id", "must be 32 hex characters (a UUID's hex form)")
@@ -207,6 +216,9 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 
 // parseVersion reads "1", "1.0" or "1.0.0".
 func parseVersion(v string) (major, minor int, ok bool) {
+	if v == Version {
+		return 1, 0, true
+	}
 	parts := strings.Split(v, ".")
 	if len(parts) > 3 {
 		return 0, 0, false
@@ -369,7 +381,7 @@ func (d *structDecoder) field(fv reflect.Value, f *planField, start, end, depth 
 		if f.obj && c != '{' {
 			return want("an object")
 		}
-		fv.SetBytes([]byte(strings.Clone(string(d.data[start:end]))))
+		fv.SetBytes(bytes.Clone(d.data[start:end]))
 	case kStruct:
 		if c != '{' {
 			return want("an object")
