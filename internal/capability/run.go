@@ -127,5 +127,3 @@ func CheckAnswer(p *Pending, answer json.RawMessage) error {
 	}
 	return nil
 }
-
-
