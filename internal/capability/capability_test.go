@@ -87,6 +87,15 @@ func newAPIs(t *testing.T) *apis {
 	return a
 }
 
+func readFixture() (string, error) {
+	b, err := os.ReadFile("testdata/weather.yaml")
+	return string(b), err
+}
+
+func stripChecksum(s string) string {
+	return regexp.MustCompile(`(?m)^checksum: .*\n`).ReplaceAllString(s, "")
+}
+
 // weatherDoc is the corrected spec example with its two APIs on the local
 // servers and an OAuth2 token endpoint for the social service.
 func weatherDoc(t *testing.T, a *apis) *a2s.Document {

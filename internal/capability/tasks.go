@@ -156,6 +156,11 @@ type stubOp struct{ outputs map[string]any }
 
 func (s *stubOp) Run(context.Context, *op.RunContext) (any, error) { return s.outputs, nil }
 
+// failOp fails with its error when it runs.
+type failOp struct{ err error }
+
+func (f *failOp) Run(context.Context, *op.RunContext) (any, error) { return nil, f.err }
+
 // conditionTaskOp is a task of type condition: its output is whether its
 // condition holds, under `result` and under its one declared output.
 type conditionTaskOp struct {
