@@ -87,6 +87,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newBenchCmd(io),
 		newSessionCmd(io),
 		newE2ACmd(io),
+		newCapCmd(io),
 	)
 	return root
 }
