@@ -25,6 +25,9 @@ type fields struct {
 	n    *Node
 	path string
 	used map[string]bool
+	// known keys are accepted without being read (a param's schema
+	// keywords).
+	known map[string]bool
 }
 
 // object starts reading n as an object; it reports a type problem and returns
@@ -142,7 +145,7 @@ func (f *fields) finish(what string) {
 		return
 	}
 	for _, m := range f.n.Keys {
-		if f.used[m.Name] || strings.HasPrefix(m.Name, "x-") {
+		if f.used[m.Name] || f.known[m.Name] || strings.HasPrefix(m.Name, "x-") {
 			continue
 		}
 		f.z.add(RuleUnknownKey, m.Pos, f.sub(m.Name), "unknown key %q in %s", m.Name, what)

@@ -117,7 +117,9 @@ func (p *jsonParser) object(depth int, pos Pos) (*Node, *Error) {
 		p.i++
 		return n, nil
 	}
-	seen := map[string]bool{}
+	// Small objects look for a duplicate among the keys read; large ones
+	// keep a set.
+	var seen map[string]bool
 	for {
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
@@ -128,10 +130,18 @@ func (p *jsonParser) object(depth int, pos Pos) (*Node, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		if seen[key] {
+		if p.duplicate(n, seen, key) {
 			return nil, &Error{Rule: RuleSyntax, Pos: kpos, Message: fmt.Sprintf("JSON: duplicate key %q in object", key)}
 		}
-		seen[key] = true
+		if len(n.Keys) == 16 {
+			seen = make(map[string]bool, 32)
+			for _, m := range n.Keys {
+				seen[m.Name] = true
+			}
+		}
+		if seen != nil {
+			seen[key] = true
+		}
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
 			return nil, p.fail(p.i, "unexpected %s; expected ':' after object key %q", p.what(p.i), key)
@@ -154,6 +164,18 @@ func (p *jsonParser) object(depth int, pos Pos) (*Node, *Error) {
 		}
 		return nil, p.fail(p.i, "unexpected %s; expected ',' or '}' after object member", p.what(p.i))
 	}
+}
+
+func (p *jsonParser) duplicate(n *Node, seen map[string]bool, key string) bool {
+	if seen != nil {
+		return seen[key]
+	}
+	for _, m := range n.Keys {
+		if m.Name == key {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *jsonParser) array(depth int, pos Pos) (*Node, *Error) {

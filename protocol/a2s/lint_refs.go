@@ -1,6 +1,9 @@
 package a2s
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // refs checks every mapping, condition and $ref of the document.
 func (l *linter) refs() {
@@ -24,34 +27,46 @@ func (l *linter) refs() {
 	for _, o := range d.Outputs {
 		l.checkMapping(o.Mapping, joinPath("outputs", o.Name)+".mapping")
 	}
-	l.pointers(d.Tree, d.Tree, "", 0)
+	l.pointers(d.Tree, d.Tree, make([]string, 0, 16), 0)
 }
 
 // pointers resolves every $ref of the tree. Refs inside an OpenAPI
 // specification point into that specification, so they resolve against it.
-func (l *linter) pointers(root, n *Node, path string, depth int) {
+// The path is kept as a stack of segments and joined only for a report.
+func (l *linter) pointers(root, n *Node, path []string, depth int) {
 	if n == nil || depth > 2*DefaultMaxDepth {
 		return
 	}
 	switch n.Kind {
 	case KindArray:
 		for i, it := range n.Items {
-			l.pointers(root, it, indexPath(path, i), depth+1)
+			l.pointers(root, it, append(path, "["+strconv.Itoa(i)+"]"), depth+1)
 		}
 	case KindObject:
 		for _, m := range n.Keys {
-			sub := joinPath(path, m.Name)
 			if m.Name == "$ref" && m.Value.Kind == KindString {
-				l.pointer(root, m.Value, sub)
+				l.pointer(root, m.Value, joinSegments(append(path, m.Name)))
 				continue
 			}
 			r := root
-			if depth == 2 && strings.HasPrefix(path, "requests.") && m.Name == "specification" {
+			if depth == 2 && path[0] == "requests" && m.Name == "specification" {
 				r = m.Value
 			}
-			l.pointers(r, m.Value, sub, depth+1)
+			l.pointers(r, m.Value, append(path, m.Name), depth+1)
 		}
 	}
+}
+
+func joinSegments(segs []string) string {
+	out := ""
+	for _, s := range segs {
+		if strings.HasPrefix(s, "[") {
+			out += s
+		} else {
+			out = joinPath(out, s)
+		}
+	}
+	return out
 }
 
 func (l *linter) pointer(root, ref *Node, path string) {

@@ -122,9 +122,7 @@ func (z *norm) param(m *Member, path string, kind paramKind) *Param {
 	if lm := f.member("lifecycle"); lm != nil {
 		p.Lifecycle = z.lifecycle(lm.Value, joinPath(path, "lifecycle"))
 	}
-	for key := range schemaKeywords {
-		f.used[key] = true
-	}
+	f.known = schemaKeywords
 	f.finish("parameter " + m.Name)
 	return p
 }
