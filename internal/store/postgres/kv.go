@@ -9,44 +9,32 @@ import (
 	"github.com/sluicehq/sluice/internal/store"
 )
 
-// PutKV implements store.KV. Overwriting a key is one statement. A new key
-// first takes a slot in kv_usage (whose row lock serialises the account's new
-// keys across processes, so the bound is exact), then inserts; if another
-// caller inserted the same key meanwhile, the value is overwritten and the
-// slot given back.
+// PutKV implements store.KV. The value is upserted first; only a key that
+// was new then takes a slot in kv_usage, whose row lock serialises the
+// account's new keys across processes until COMMIT, so the bound is exact.
+// An account that is full rolls the insert back.
 func (db *DB) PutKV(ctx context.Context, accountID, key string, value json.RawMessage) error {
 	if err := store.CheckKV(accountID, key, value, true); err != nil {
 		return err
 	}
 	now := db.now()
 	err := db.Write(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE kv SET value = $3, updated_at = $4 WHERE account_id = $1 AND key = $2`, accountID, key, string(value), now)
-		if err != nil {
+		var inserted bool
+		err := tx.QueryRow(ctx, `INSERT INTO kv (account_id, key, value, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (account_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+			RETURNING xmax = 0`, accountID, key, string(value), now).Scan(&inserted)
+		switch {
+		case isForeignKey(err):
+			return notFound("account", accountID)
+		case err != nil || !inserted:
 			return err
-		}
-		if tag.RowsAffected() == 1 {
-			return nil
 		}
 		var keys int
 		err = tx.QueryRow(ctx, `INSERT INTO kv_usage (account_id, keys) VALUES ($1, 1)
 			ON CONFLICT (account_id) DO UPDATE SET keys = kv_usage.keys + 1 WHERE kv_usage.keys < $2
 			RETURNING keys`, accountID, store.MaxKVKeysPerAccount).Scan(&keys)
-		switch {
-		case isNoRows(err):
+		if isNoRows(err) {
 			return store.KVFull()
-		case isForeignKey(err):
-			return notFound("account", accountID)
-		case err != nil:
-			return err
-		}
-		var inserted bool
-		if err := tx.QueryRow(ctx, `INSERT INTO kv (account_id, key, value, updated_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (account_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-			RETURNING xmax = 0`, accountID, key, string(value), now).Scan(&inserted); err != nil {
-			return err
-		}
-		if !inserted {
-			_, err = tx.Exec(ctx, `UPDATE kv_usage SET keys = keys - 1 WHERE account_id = $1`, accountID)
 		}
 		return err
 	})
