@@ -75,8 +75,8 @@ func (m *Manager) recover(ctx context.Context) error {
 			return err
 		}
 		for _, e := range execs {
-			if e.Status == store.StatusWaiting {
-				continue // waits for an answer, not for a worker
+			if e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) {
+				continue // waits for an answer, not for a worker; or a capability run (internal/caprun)
 			}
 			if err := m.enqueue(ctx, e); err != nil {
 				return err
@@ -132,7 +132,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(ctx, it, time.Second)
 		return
 	}
-	if e.Status.Final() || e.Status == store.StatusWaiting {
+	if e.Status.Final() || e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) {
 		_ = m.cfg.Queue.Ack(ctx, it)
 		return
 	}

@@ -1,0 +1,184 @@
+package caprun_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/capability"
+	"github.com/sluicehq/sluice/internal/caprun"
+	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/storage"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/protocol/a2s"
+)
+
+var ctx = context.Background()
+
+// registry serves documents by NS/ID, ignoring versions.
+type registry map[string]string
+
+func (r registry) Resolve(_ context.Context, ns, id, _ string) (*caprun.Published, error) {
+	src, ok := r[ns+"/"+id]
+	if !ok {
+		return nil, fault.New(fault.NotFound, "capability %s/%s not found", ns, id)
+	}
+	doc, ds := a2s.LintBytes([]byte(src), a2s.Options{})
+	if a2s.HasErrors(ds) {
+		return nil, fault.New(fault.Invalid, "%v", ds)
+	}
+	sum, _ := doc.ComputeChecksum()
+	return &caprun.Published{Namespace: ns, ID: id, Version: doc.Version.Value, Checksum: sum, Doc: doc}, nil
+}
+
+func (registry) Importer(*a2s.Document) capability.Importer { return nil }
+
+const approve = `a2s: 1.0.0
+id: Approve
+version: 1.0.0
+type: atomic
+description: asks the agent, then keeps the verdict
+audit: {status: unaudited}
+permissions: {level: basic}
+inputs:
+  amount: {type: number}
+outputs:
+  verdict: {type: string, lifecycle: persistent}
+tasks:
+  - id: judge
+    type: prompt
+    inputs:
+      amount: {mapping: inputs.amount}
+    outputs:
+      verdict: {type: string, lifecycle: task}
+    prompt:
+      template: "Approve a refund of {amount} EUR?"
+      format:
+        verdict: {type: string, enum: [yes, no]}
+  - id: record
+    type: agent_decision
+    inputs:
+      verdict: {mapping: judge.outputs.verdict}
+    outputs:
+      verdict: {type: string, lifecycle: persistent}
+    definition:
+      logic: |
+        verdict = verdict == "yes" ? "approved" : "refused"
+`
+
+var elevatedDoc = strings.Replace(strings.Replace(approve, "level: basic", "level: elevated", 1), "id: Approve", "id: Admin", 1)
+
+type world struct {
+	st  *sqlite.DB
+	svc *caprun.Service
+	mem *storage.Memory
+}
+
+func open(t *testing.T, dir string) *world {
+	t.Helper()
+	st, err := sqlite.Open(ctx, sqlite.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := storage.NewMemory(nil)
+	env := op.NewEnvironment(&op.Deps{Storage: &storage.Mux{Local: mem, Session: mem}, Limits: op.DefaultLimits()}, op.Builtins()...)
+	svc := caprun.New(caprun.Config{Store: st, Registry: registry{"finance/Approve": approve, "finance/Admin": elevatedDoc},
+		Env:     func(*account.Principal) *op.Environment { return env },
+		Durable: engine.New(engine.Options{Checkpointer: store.Checkpointer{Store: st}}), Nested: engine.New(engine.Options{})})
+	return &world{st: st, svc: svc, mem: mem}
+}
+
+func alice() *account.Principal {
+	return &account.Principal{ID: "alice", Permissions: policy.Permissions{CapabilityLevel: policy.LevelBasic},
+		Limits: account.Limits{MaxExecutionTimeMs: 30000}}
+}
+
+func TestDecisionSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	w := open(t, dir)
+	if _, err := w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Approve", Inputs: map[string]any{"amount": 40.0}})
+	if err != nil || r.Status != engine.StatusWaiting || r.Pending == nil || r.Pending.Prompt != "Approve a refund of 40 EUR?" {
+		t.Fatalf("run: %+v %v", r, err)
+	}
+	runID := r.RunID
+	// A wrong answer is refused and the run still waits.
+	if _, err := w.svc.Decide(ctx, alice(), runID, json.RawMessage(`{"verdict":"maybe"}`)); err == nil || fault.From(err).Kind != fault.Invalid {
+		t.Fatalf("wrong answer: %v", err)
+	}
+	w.st.Close()
+
+	// A new process on the same data directory.
+	w = open(t, dir)
+	defer w.st.Close()
+	v, err := w.svc.Get(ctx, alice(), runID)
+	if err != nil || v.Status != store.StatusWaiting || v.Namespace != "finance" || v.ID != "Approve" {
+		t.Fatalf("after restart: %+v %v", v, err)
+	}
+	r, err = w.svc.Decide(ctx, alice(), runID, json.RawMessage(`{"verdict":"yes"}`))
+	if err != nil || r.Status != engine.StatusSuccess || r.Outputs["verdict"] != "approved" {
+		t.Fatalf("decide: %+v %v", r, err)
+	}
+	// Persistent outputs are kept for the account.
+	got, ok, _ := w.mem.Get(ctx, op.Area{Storage: "localStorage", Account: "alice"}, "a2s/finance/Approve/verdict")
+	if !ok || got != "approved" {
+		t.Fatalf("kept output: %v %v", got, ok)
+	}
+	// Answering twice: the run is no longer waiting.
+	if _, err := w.svc.Decide(ctx, alice(), runID, json.RawMessage(`{"verdict":"no"}`)); err == nil || fault.From(err).Kind != fault.Conflict {
+		t.Fatalf("second answer: %v", err)
+	}
+	// Another account sees nothing of it.
+	if _, err := w.svc.Get(ctx, &account.Principal{ID: "bob"}, runID); err == nil || fault.From(err).Kind != fault.NotFound {
+		t.Fatalf("bob: %v", err)
+	}
+}
+
+func TestRunPolicy(t *testing.T) {
+	w := open(t, t.TempDir())
+	defer w.st.Close()
+	_, _ = w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"})
+	// The account's level is too low.
+	_, err := w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Admin", Inputs: map[string]any{"amount": 1.0}})
+	if fe := fault.From(err); err == nil || fe.Kind != fault.PermissionDenied || !strings.Contains(fe.Message, "elevated") {
+		t.Fatalf("level: %v", err)
+	}
+	// Elevated, but the document is unaudited: refused by the default policy.
+	p := alice()
+	p.Permissions.CapabilityLevel = policy.LevelElevated
+	_, err = w.svc.Run(ctx, p, caprun.Request{Ref: "finance/Admin", Inputs: map[string]any{"amount": 1.0}})
+	if fe := fault.From(err); err == nil || fe.Kind != fault.PermissionDenied || !strings.Contains(fe.Message, "unaudited") {
+		t.Fatalf("audit: %v", err)
+	}
+	// Credentials not granted; unknown capability; a secret as input.
+	_, err = w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Approve", Credentials: map[string]map[string]string{"api.x.com": {"access_token": "tok"}}})
+	if fault.From(err).Kind != fault.PermissionDenied {
+		t.Fatalf("credentials: %v", err)
+	}
+	if _, err = w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Nope"}); fault.From(err).Kind != fault.NotFound {
+		t.Fatalf("unknown: %v", err)
+	}
+	if _, err = w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Approve", Inputs: map[string]any{"api_key": "k"}}); fault.From(err).Kind != fault.Invalid {
+		t.Fatalf("secret input: %v", err)
+	}
+	// Cancel a waiting run.
+	r, err := w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Approve", Inputs: map[string]any{"amount": 2.0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := w.svc.Cancel(ctx, alice(), r.RunID)
+	if err != nil || v.Status != store.StatusCancelled {
+		t.Fatalf("cancel: %+v %v", v, err)
+	}
+	if _, err := w.svc.Decide(ctx, alice(), r.RunID, json.RawMessage(`{"verdict":"yes"}`)); fault.From(err).Kind != fault.Conflict {
+		t.Fatalf("answer after cancel: %v", err)
+	}
+}
