@@ -20,6 +20,7 @@ func Lint(d *Document) []Diagnostic {
 		l.secrets()
 		l.tasks()
 		l.flow()
+		l.order()
 		l.outputs()
 		l.refs()
 		l.examples()

@@ -26,6 +26,7 @@ const (
 	RuleFlowUnknownTask  = "A2S031"
 	RuleUnreachedTask    = "A2S032"
 	RuleFlowRepeatedTask = "A2S033"
+	RuleFlowOrder        = "A2S034"
 	RuleUnknownTaskRef   = "A2S040"
 	RuleUnknownValueRef  = "A2S041"
 	RulePathSyntax       = "A2S042"
@@ -77,6 +78,7 @@ var Rules = []Rule{
 	{RuleFlowUnknownTask, SeverityError, "the flow names a task that does not exist"},
 	{RuleUnreachedTask, SeverityWarning, "a task is never reached by the flow"},
 	{RuleFlowRepeatedTask, SeverityWarning, "a task appears more than once in the flow"},
+	{RuleFlowOrder, SeverityWarning, "a task (or a flow condition) reads the output of a task that does not finish before it starts"},
 	{RuleUnknownTaskRef, SeverityError, "a mapping, template or condition refers to a task that does not exist"},
 	{RuleUnknownValueRef, SeverityError, "a mapping, template or condition refers to an input or output that is not declared"},
 	{RulePathSyntax, SeverityError, "a reference path is malformed (inputs.X, outputs.X, capability.X, TASK.outputs.X)"},
