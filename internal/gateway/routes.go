@@ -64,6 +64,11 @@ var routes = []route{
 	{method: http.MethodPost, pattern: "/api/v1/e2a"},    // any gateway method, named by the envelope
 	{method: http.MethodGet, pattern: "/api/v1/session"}, // A2E sessions over WebSocket; calls are tool.list/tool.call
 
+	{method: http.MethodPost, pattern: "/api/v1/a2s/runs", rpc: "capability.run"},
+	{method: http.MethodGet, pattern: "/api/v1/a2s/runs/{id}", rpc: MethodCapabilityGet},
+	{method: http.MethodPost, pattern: "/api/v1/a2s/runs/{id}/cancel", rpc: MethodCapabilityCancel},
+	{method: http.MethodPost, pattern: "/api/v1/a2s/runs/{id}/decisions", rpc: "capability.decide"},
+
 	{method: http.MethodPost, pattern: "/api/v1/admin/accounts", rpc: MethodAdminAccountsCreate, okStatus: http.StatusCreated},
 	{method: http.MethodGet, pattern: "/api/v1/admin/accounts", rpc: MethodAdminAccountsList},
 	{method: http.MethodGet, pattern: "/api/v1/admin/accounts/{id}", rpc: MethodAdminAccountsGet},

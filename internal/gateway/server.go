@@ -8,6 +8,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/sluicehq/sluice/protocol/e2a"
 	"log/slog"
 	"net"
 	"net/http"
@@ -76,6 +77,8 @@ type Services struct {
 	Tools      *tools.Box
 	// MCP serves the session's mcp namespace; nil: not offered.
 	MCP MCPService
+	// Capabilities runs A2S capabilities; nil: not offered.
+	Capabilities CapabilityService
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -141,6 +144,12 @@ func (s *Server) registerMethods() {
 	d.register("execution.events", accessAccount, s.executionEvents)
 	d.register("tool.list", accessAccount, s.toolList)
 	d.register("tool.call", accessAccount, s.toolCall)
+	if s.svc.Capabilities != nil {
+		d.register(e2a.MethodCapabilityRun, accessAccount, s.capabilityRun)
+		d.register(e2a.MethodCapabilityDecide, accessAccount, s.capabilityDecide)
+		d.register(MethodCapabilityGet, accessAccount, s.capabilityGet)
+		d.register(MethodCapabilityCancel, accessAccount, s.capabilityCancel)
+	}
 	if s.svc.MCP != nil {
 		d.register(MethodMCPRegister, accessAccount, s.mcpRegister)
 		d.register(MethodMCPList, accessAccount, s.mcpList)

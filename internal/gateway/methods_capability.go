@@ -1,0 +1,127 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/capability"
+	"github.com/sluicehq/sluice/internal/caprun"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// Gateway methods of A2S capability runs beyond the two protocol/e2a names
+// (capability.run, capability.decide).
+const (
+	MethodCapabilityGet    = "capability.get"
+	MethodCapabilityCancel = "capability.cancel"
+)
+
+// CapabilityService runs A2S capabilities (internal/caprun); its methods
+// are registered when it is set.
+type CapabilityService interface {
+	Run(ctx context.Context, p *account.Principal, req caprun.Request) (*capability.Result, error)
+	Get(ctx context.Context, p *account.Principal, runID string) (*caprun.View, error)
+	Cancel(ctx context.Context, p *account.Principal, runID string) (*caprun.View, error)
+	Decide(ctx context.Context, p *account.Principal, runID string, answer json.RawMessage) (*capability.Result, error)
+}
+
+// capabilityRun: {id: "NS/ID", version, inputs, credentials, timeout}.
+func (s *Server) capabilityRun(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	req := caprun.Request{Ref: p.RequiredString("id"), Version: p.String("version"), Inputs: p.Object("inputs"), SessionID: c.Env.SessionID}
+	if sid := p.String("session_id"); sid != "" {
+		req.SessionID = sid
+	}
+	creds := p.Object("credentials")
+	if t := floatParam(p, "timeout"); t > 0 {
+		req.MaxTime = time.Duration(t * float64(time.Second))
+	}
+	if err := p.Done(); err != nil {
+		return err
+	}
+	var err error
+	if req.Credentials, err = credentialMap(creds); err != nil {
+		return err
+	}
+	r, err := s.svc.Capabilities.Run(ctx, c.Principal, req)
+	if err != nil {
+		return err
+	}
+	return w.Complete(r)
+}
+
+// credentialMap checks {host: {field: "vault id"}}.
+func credentialMap(v map[string]any) (map[string]map[string]string, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]map[string]string, len(v))
+	for host, fields := range v {
+		m, ok := fields.(map[string]any)
+		if !ok {
+			return nil, fault.New(fault.Invalid, "params.credentials.%s must be an object of field: vault credential id", host).
+				WithDetail("path", "params.credentials."+host)
+		}
+		out[host] = map[string]string{}
+		for field, id := range m {
+			sid, ok := id.(string)
+			if !ok || sid == "" {
+				return nil, fault.New(fault.Invalid, "params.credentials.%s.%s must be a vault credential id (a string)", host, field).
+					WithDetail("path", "params.credentials."+host+"."+field)
+			}
+			out[host][field] = sid
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) capabilityGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := p.RequiredString("id")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	v, err := s.svc.Capabilities.Get(ctx, c.Principal, id)
+	if err != nil {
+		return err
+	}
+	return w.Complete(v)
+}
+
+func (s *Server) capabilityCancel(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := p.RequiredString("id")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	v, err := s.svc.Capabilities.Cancel(ctx, c.Principal, id)
+	if err != nil {
+		return err
+	}
+	return w.Complete(v)
+}
+
+// capabilityDecide: {id: run id, answer}.
+func (s *Server) capabilityDecide(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := p.RequiredString("id")
+	answer, present := p.take("answer")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	if !present {
+		return fault.New(fault.Invalid, "params.answer is required: the answer the run waits for").WithDetail("path", "params.answer")
+	}
+	raw, err := json.Marshal(answer)
+	if err != nil {
+		return fault.New(fault.Invalid, "params.answer is not JSON").WithDetail("path", "params.answer")
+	}
+	r, err := s.svc.Capabilities.Decide(ctx, c.Principal, id, raw)
+	if err != nil {
+		return err
+	}
+	return w.Complete(r)
+}
