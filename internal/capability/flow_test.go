@@ -15,7 +15,7 @@ import (
 	"github.com/sluicehq/sluice/protocol/a2s"
 )
 
-func parse(t *testing.T, src string) *a2s.Document {
+func parse(t testing.TB, src string) *a2s.Document {
 	t.Helper()
 	doc, ds := a2s.LintBytes([]byte(src), a2s.Options{File: "test.yaml"})
 	if a2s.HasErrors(ds) {

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -120,6 +122,7 @@ type requestOp struct {
 	op    *openAPIOp
 	env   *op.Environment
 	creds *serviceAuth // nil: the service takes no credentials
+	built sync.Map     // ApiCall by the configuration's shape (see Run)
 }
 
 func (r *requestOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
@@ -179,19 +182,42 @@ func (r *requestOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 		}
 	}
 	env := r.env
+	swapped := false
 	if r.creds != nil {
 		var err error
+		base := env
 		if env, err = r.creds.apply(ctx, rc, &cfg, env); err != nil {
 			return nil, err
 		}
+		swapped = env != base
 	}
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, err
+	// The configuration holds references, never values, so one built ApiCall
+	// serves every run with the same parameters present. One built over a
+	// fetched token's environment is not kept (the token is its vault).
+	key := cfg.URL
+	if cfg.Body != nil {
+		key += "\x00body"
 	}
-	call, err := env.Build(a2e.OpApiCall, raw)
-	if err != nil {
-		return nil, err
+	for _, h := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		key += "\x00" + h
+	}
+	var call op.Operation
+	if !swapped {
+		if v, ok := r.built.Load(key); ok {
+			call = v.(op.Operation)
+		}
+	}
+	if call == nil {
+		raw, err := json.Marshal(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if call, err = env.Build(a2e.OpApiCall, raw); err != nil {
+			return nil, err
+		}
+		if !swapped {
+			r.built.Store(key, call)
+		}
 	}
 	sub := *rc
 	sub.Data = overlay{base: rc.Data, req: req}
