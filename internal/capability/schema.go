@@ -18,6 +18,10 @@ var schemaKeywords = []string{"type", "format", "enum", "const", "properties", "
 	"minimum", "maximum", "minLength", "maxLength", "pattern", "description", "additionalProperties", "nullable"}
 
 // paramSchema is the JSON Schema of one parameter.
+// ParamSchema is the JSON Schema of one parameter (a capability's input or
+// output, for tool descriptions).
+func ParamSchema(p *a2s.Param) map[string]any { return paramSchema(p) }
+
 func paramSchema(p *a2s.Param) map[string]any {
 	out := map[string]any{}
 	if p.Schema != nil {

@@ -47,6 +47,9 @@ type Registry interface {
 	Resolve(ctx context.Context, namespace, id, constraint string) (*Published, error)
 	// Importer resolves the dependencies of doc.
 	Importer(doc *a2s.Document) capability.Importer
+	// Catalog is the latest version of every published capability, parsed
+	// (for the session tools).
+	Catalog(ctx context.Context) ([]*Published, error)
 }
 
 // Config wires a Service.

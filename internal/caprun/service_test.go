@@ -16,6 +16,7 @@ import (
 	"github.com/sluicehq/sluice/internal/storage"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/a2s"
 )
 
@@ -38,6 +39,19 @@ func (r registry) Resolve(_ context.Context, ns, id, _ string) (*caprun.Publishe
 }
 
 func (registry) Importer(*a2s.Document) capability.Importer { return nil }
+
+func (r registry) Catalog(ctx context.Context) ([]*caprun.Published, error) {
+	var out []*caprun.Published
+	for _, ref := range []string{"finance/Admin", "finance/Approve"} {
+		ns, id := caprun.SplitRef(ref)
+		p, err := r.Resolve(ctx, ns, id, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
 
 const approve = `a2s: 1.0.0
 id: Approve
@@ -180,5 +194,45 @@ func TestRunPolicy(t *testing.T) {
 	}
 	if _, err := w.svc.Decide(ctx, alice(), r.RunID, json.RawMessage(`{"verdict":"yes"}`)); fault.From(err).Kind != fault.Conflict {
 		t.Fatalf("answer after cancel: %v", err)
+	}
+}
+
+// Capabilities as session tools: only those the account may run are listed;
+// a run that waits is answered with capability.decide.
+func TestSessionTools(t *testing.T) {
+	w := open(t, t.TempDir())
+	defer w.st.Close()
+	_, _ = w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"})
+	box := tools.New(w.svc.Tools())
+	list, err := box.List(ctx, alice(), tools.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range list {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, " ") != "cap.finance/Approve capability.decide" {
+		t.Fatalf("tools: %v", names)
+	}
+	if !strings.Contains(string(list[0].Input), `"amount"`) || list[0].Version != "1.0.0" {
+		t.Fatalf("tool: %+v", list[0])
+	}
+	res, err := box.Call(ctx, alice(), "cap.finance/Approve", map[string]any{"amount": 12.0}, nil)
+	if err != nil || !res.Success || !strings.Contains(res.Summary, "waits for an answer to task judge") {
+		t.Fatalf("call: %+v %v", res, err)
+	}
+	runID := res.Data.(*capability.Result).RunID
+	res, err = box.Call(ctx, alice(), "capability.decide", map[string]any{"run_id": runID, "answer": map[string]any{"verdict": "no"}}, nil)
+	if err != nil || !res.Success || res.Data.(*capability.Result).Outputs["verdict"] != "refused" {
+		t.Fatalf("decide: %+v %v", res, err)
+	}
+	_, err = box.Call(ctx, alice(), "cap.finance/Admin", map[string]any{"amount": 1.0}, nil)
+	if fault.From(err).Kind != fault.PermissionDenied {
+		t.Fatalf("a capability above the account's level: %v", err)
+	}
+	_, err = box.Call(ctx, alice(), "cap.finance/Nope", nil, nil)
+	if fault.From(err).Kind != fault.NotFound {
+		t.Fatalf("unknown capability: %v", err)
 	}
 }
