@@ -30,6 +30,7 @@ type Config struct {
 	Workers      int        `yaml:"workers"`
 	Session      Session    `yaml:"session"`
 	MCP          MCP        `yaml:"mcp"`
+	A2S          A2S        `yaml:"a2s"`
 	Metrics      Metrics    `yaml:"metrics"`
 	// AdminKeyFile names a file (mode 0600) holding the admin key. The key
 	// itself is never read from the config file: a secret does not belong in

@@ -45,6 +45,8 @@ func TestDefaults(t *testing.T) {
 			HandshakeTimeout: 10 * time.Second, ShutdownTimeout: 10 * time.Second},
 		MCP: config.MCP{Commands: map[string]config.MCPCommand{}, ConnectTimeout: 10 * time.Second, CallTimeout: 30 * time.Second,
 			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20},
+		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
+			"elevated": {"audited"}, "admin": {"audited"}}},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -122,6 +124,9 @@ mcp:
     echo:
       command: mcp-echo
   call_timeout: 5s
+a2s:
+  audit:
+    elevated: [audited, in-progress]
 metrics:
   enabled: true
 `
@@ -136,7 +141,8 @@ metrics:
 		c.Session.TTL != 24*time.Hour || !c.Metrics.Enabled ||
 		c.Session.MaxLineBytes != 256<<10 || c.Session.MaxParallel != 4 || c.Session.CallsPerSecond != 20 ||
 		c.Session.HandshakeTimeout != 3*time.Second || c.Session.ShutdownTimeout != 30*time.Second ||
-		c.MCP.CallTimeout != 5*time.Second || len(c.MCP.Commands) != 2 || c.MCP.Commands["echo"].Command != "mcp-echo" ||
+		c.MCP.CallTimeout != 5*time.Second || !reflect.DeepEqual(c.A2S.Audit["elevated"], []string{"audited", "in-progress"}) ||
+		len(c.A2S.Audit["basic"]) != 3 || !reflect.DeepEqual(c.A2S.Audit["admin"], []string{"audited"}) || len(c.MCP.Commands) != 2 || c.MCP.Commands["echo"].Command != "mcp-echo" ||
 		!reflect.DeepEqual(c.MCP.Commands["files"], config.MCPCommand{Command: "/usr/local/bin/mcp-files",
 			Args: []string{"/srv/shared", "--read-only"}, Env: []string{"HOME", "LOG_LEVEL=warn"}}) {
 		t.Fatalf("parsed %+v", c)

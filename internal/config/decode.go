@@ -204,9 +204,15 @@ func (d *decoder) mapping(n ast.Node, v reflect.Value, path string) {
 }
 
 // namedEntries decodes a mapping whose keys the user chooses (names of MCP
-// commands, say) into a map; each value decodes like a field.
+// commands, say) into a map; each value decodes like a field. Entries merge
+// over the defaults' (a file that sets one level of a2s.audit keeps the
+// others).
 func (d *decoder) namedEntries(n ast.Node, v reflect.Value, path string) {
+	// A copy: the defaults' map may be shared.
 	m := reflect.MakeMap(v.Type())
+	for it := v.MapRange(); it.Next(); {
+		m.SetMapIndex(it.Key(), it.Value())
+	}
 	v.Set(m)
 	if _, ok := n.(*ast.NullNode); ok {
 		return

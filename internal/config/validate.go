@@ -130,6 +130,7 @@ func (d *decoder) validate(c *Config) {
 	d.durationIn("session.handshake_timeout", c.Session.HandshakeTimeout, 100*time.Millisecond, time.Hour)
 	d.durationIn("session.shutdown_timeout", c.Session.ShutdownTimeout, time.Second, time.Hour)
 	d.validateMCP(c.MCP)
+	d.validateA2S(c.A2S)
 }
 
 func (d *decoder) addr(a string) {
