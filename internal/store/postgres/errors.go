@@ -41,9 +41,9 @@ func isUnique(err error) bool     { return pgCode(err) == "23505" }
 func isForeignKey(err error) bool { return pgCode(err) == "23503" }
 func isNoRows(err error) bool     { return errors.Is(err, pgx.ErrNoRows) }
 
-// IsUnique reports whether err is a unique-constraint violation (for the
-// queue's table in the same database).
-func IsUnique(err error) bool { return isUnique(err) }
+// IsNoRows reports whether err says a query returned no row (for the queue's
+// table in the same database).
+func IsNoRows(err error) bool { return isNoRows(err) }
 
 // transient reports whether err is a failure PostgreSQL asks to retry: the
 // transaction was rolled back because of a concurrent one.
@@ -95,6 +95,8 @@ func classify(what, verb string, err error) error {
 		// out of range. Go's checks pass such input; PostgreSQL refuses it.
 		return fault.New(fault.Invalid, "%s holds a value the database cannot store (text that is not valid UTF-8 or holds a NUL byte, or a number or time out of range)", what).
 			WithCause(err)
+	case strings.HasPrefix(code, "40"): // rolled back for concurrent transactions, retries spent
+		return unavailable(fmt.Sprintf("%s cannot be %s now: it kept conflicting with concurrent writes", what, verb), err)
 	case strings.HasPrefix(code, "54"): // program limit exceeded
 		return fault.New(fault.Invalid, "%s is too large for the database", what).WithCause(err)
 	case strings.HasPrefix(code, "42"), strings.HasPrefix(code, "XX"), strings.HasPrefix(code, "0A"), strings.HasPrefix(code, "P0"):
