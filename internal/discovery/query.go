@@ -1,0 +1,110 @@
+package discovery
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Query limits: a longer query is cut (a search has no error to return, and
+// an agent's question is never this long).
+const (
+	MaxQueryBytes = 4096
+	MaxQueryTerms = 64
+)
+
+// Query is a parsed search request. The syntax is free text with a few
+// qualifiers, each a whitespace-separated word:
+//
+//	kind:operation   only entries of this kind (repeat for several kinds)
+//	tag:billing      only entries with this tag (case-insensitive; repeatable)
+//	source:crm       only entries from this source (api: is a synonym)
+//	-word            leave out entries with this word in any field
+//	"two words"      quoted text is plain text (quotes only group qualifier values)
+//
+// Anything else, including an unknown qualifier, is searched as text.
+type Query struct {
+	Terms   []string // analyzed search terms, each once, in order
+	Exclude []string // analyzed terms an entry must not contain
+	Kinds   []Kind
+	Tags    []string // lower case
+	Sources []string
+}
+
+// ParseQuery parses s with the default analyzer (Porter stemming).
+func ParseQuery(s string) Query { return parseQuery(s, stemPorter) }
+
+func parseQuery(s string, stem func(string) string) Query {
+	if len(s) > MaxQueryBytes {
+		i := MaxQueryBytes
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i-- // do not cut inside a rune
+		}
+		s = s[:i]
+	}
+	var q Query
+	for _, w := range splitQuery(s) {
+		name, value, ok := strings.Cut(w, ":")
+		if ok && value != "" && !strings.HasPrefix(w, `"`) {
+			switch strings.ToLower(name) {
+			case "kind":
+				q.Kinds = appendUnique(q.Kinds, Kind(strings.ToLower(unquote(value))))
+				continue
+			case "tag":
+				q.Tags = appendUnique(q.Tags, strings.ToLower(unquote(value)))
+				continue
+			case "source", "api":
+				q.Sources = appendUnique(q.Sources, unquote(value))
+				continue
+			}
+		}
+		if len(w) > 1 && w[0] == '-' {
+			for _, t := range appendTokens(nil, w[1:], stem) {
+				q.Exclude = appendUnique(q.Exclude, t)
+			}
+			continue
+		}
+		for _, t := range appendTokens(nil, w, stem) {
+			if len(q.Terms) < MaxQueryTerms {
+				q.Terms = appendUnique(q.Terms, t)
+			}
+		}
+	}
+	return q
+}
+
+// splitQuery splits s at white space outside double quotes; a quote opens
+// or closes a group anywhere in a word (tag:"sales ops").
+func splitQuery(s string) []string {
+	var out []string
+	var b strings.Builder
+	quoted := false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted = !quoted
+			b.WriteRune(r)
+		case unicode.IsSpace(r) && !quoted:
+			if b.Len() > 0 {
+				out = append(out, b.String())
+				b.Reset()
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func unquote(s string) string { return strings.ReplaceAll(s, `"`, "") }
+
+func appendUnique[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}

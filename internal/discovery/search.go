@@ -1,0 +1,258 @@
+package discovery
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+)
+
+// Search returns the k best entries for query among those filter lets
+// through, best first. The filter runs on every candidate before it may
+// take a place in the top k, so a refused entry is never returned and never
+// pushes a permitted one out. A query without search terms (empty, or only
+// qualifiers) lists matching entries by kind, source and id, score 0.
+func (ix *Index) Search(query string, filter Filter, k int) []Hit {
+	return ix.search(parseQuery(query, ix.stem), filter, k)
+}
+
+// SearchQuery is Search with a parsed query.
+func (ix *Index) SearchQuery(q Query, filter Filter, k int) []Hit {
+	return ix.search(q, filter, k)
+}
+
+func (ix *Index) search(q Query, filter Filter, k int) []Hit {
+	if k <= 0 {
+		return nil
+	}
+	s := ix.cur.Load()
+	if len(q.Terms) == 0 {
+		return s.list(q, filter, k)
+	}
+	terms := s.termStats(q.Terms)
+	if len(terms) == 0 {
+		return nil
+	}
+	var avg [numFields]float64
+	for f := range numFields {
+		if s.n > 0 {
+			avg[f] = float64(s.totLen[f]) / float64(s.n)
+		}
+	}
+	top := topK{k: k}
+	acc := accPool.Get().(*accumulator)
+	defer accPool.Put(acc)
+	for _, seg := range s.sorted {
+		if !q.segmentAllowed(seg.key) {
+			continue
+		}
+		acc.reset(len(seg.docs))
+		for _, t := range terms {
+			for _, p := range seg.postings[t.term] {
+				acc.add(p.doc, t.idf*ix.termScore(&p.tf, &seg.lens[p.doc], &avg))
+			}
+		}
+		for _, i := range acc.touched {
+			d := seg.docs[i]
+			if top.full() && !top.better(acc.score[i], d) {
+				continue // cheap test first: most candidates cannot enter
+			}
+			if !q.docAllowed(d) || filter != nil && !filter(d.e) {
+				continue
+			}
+			top.push(scored{d, acc.score[i]})
+		}
+	}
+	return top.hits()
+}
+
+// termScore is the BM25F saturation of one term in one doc: field
+// frequencies are length-normalized per field, weighted and summed into one
+// pseudo-frequency before the k1 saturation (Robertson and Zaragoza, "The
+// Probabilistic Relevance Framework: BM25 and Beyond", 2009, section 3.4).
+func (ix *Index) termScore(tf, lens *tfield, avg *[numFields]float64) float64 {
+	b := ix.opts.B
+	var w float64
+	for f := range numFields {
+		if tf[f] == 0 || ix.weights[f] == 0 {
+			continue
+		}
+		norm := 1.0
+		if avg[f] > 0 {
+			norm = 1 - b + b*float64(lens[f])/avg[f]
+		}
+		w += ix.weights[f] * float64(tf[f]) / norm
+	}
+	k1 := ix.opts.K1
+	return w * (k1 + 1) / (k1 + w)
+}
+
+type termStat struct {
+	term string
+	idf  float64
+}
+
+// termStats returns the query terms that occur somewhere, with their
+// inverse document frequency over the whole index (Lucene's BM25 idf,
+// always positive).
+func (s *snapshot) termStats(terms []string) []termStat {
+	var out []termStat
+	for _, t := range terms {
+		df := 0
+		for _, seg := range s.sorted {
+			df += len(seg.postings[t])
+		}
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
+		out = append(out, termStat{t, idf})
+	}
+	return out
+}
+
+// list answers a query without search terms.
+func (s *snapshot) list(q Query, filter Filter, k int) []Hit {
+	var out []Hit
+	for _, seg := range s.sorted {
+		if !q.segmentAllowed(seg.key) {
+			continue
+		}
+		for _, d := range seg.docs {
+			if len(out) == k {
+				return out
+			}
+			if q.docAllowed(d) && (filter == nil || filter(d.e)) {
+				out = append(out, Hit{Entry: d.e})
+			}
+		}
+	}
+	return out
+}
+
+func (q *Query) segmentAllowed(k segKey) bool {
+	return (len(q.Kinds) == 0 || slices.Contains(q.Kinds, k.kind)) &&
+		(len(q.Sources) == 0 || slices.Contains(q.Sources, k.source))
+}
+
+func (q *Query) docAllowed(d *doc) bool {
+	for _, t := range q.Exclude {
+		if d.has(t) {
+			return false
+		}
+	}
+	if len(q.Tags) == 0 {
+		return true
+	}
+	for _, t := range q.Tags {
+		if d.hasTag(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// accumulator sums scores per doc of one segment; pooled so that a search
+// allocates nothing per doc.
+type accumulator struct {
+	score   []float64
+	seen    []bool
+	touched []int32
+}
+
+var accPool = sync.Pool{New: func() any { return new(accumulator) }}
+
+func (a *accumulator) reset(n int) {
+	for _, i := range a.touched {
+		a.score[i], a.seen[i] = 0, false
+	}
+	a.touched = a.touched[:0]
+	if cap(a.score) < n {
+		a.score = make([]float64, n)
+		a.seen = make([]bool, n)
+	}
+	a.score, a.seen = a.score[:n], a.seen[:n]
+}
+
+func (a *accumulator) add(i int32, v float64) {
+	if !a.seen[i] {
+		a.seen[i] = true
+		a.touched = append(a.touched, i)
+	}
+	a.score[i] += v
+}
+
+type scored struct {
+	d     *doc
+	score float64
+}
+
+// less orders results: higher score first, then kind, source and id, so
+// equal scores rank the same way every time.
+func less(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return cmp.Or(cmp.Compare(a.d.e.Kind, b.d.e.Kind), cmp.Compare(a.d.e.Source, b.d.e.Source), cmp.Compare(a.d.e.ID, b.d.e.ID)) < 0
+}
+
+// topK keeps the k best results in a min-heap (the worst at the root).
+type topK struct {
+	k    int
+	heap []scored
+}
+
+func (t *topK) full() bool { return len(t.heap) >= t.k }
+
+// better reports whether a doc with score would beat the worst kept one.
+func (t *topK) better(score float64, d *doc) bool { return less(scored{d, score}, t.heap[0]) }
+
+func (t *topK) push(x scored) {
+	if len(t.heap) < t.k {
+		t.heap = append(t.heap, x)
+		for i := len(t.heap) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !less(t.heap[p], t.heap[i]) {
+				break
+			}
+			t.heap[p], t.heap[i] = t.heap[i], t.heap[p]
+			i = p
+		}
+		return
+	}
+	if !less(x, t.heap[0]) {
+		return
+	}
+	t.heap[0] = x
+	for i := 0; ; {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < len(t.heap) && less(t.heap[w], t.heap[l]) {
+			w = l
+		}
+		if r < len(t.heap) && less(t.heap[w], t.heap[r]) {
+			w = r
+		}
+		if w == i {
+			break
+		}
+		t.heap[i], t.heap[w] = t.heap[w], t.heap[i]
+		i = w
+	}
+}
+
+func (t *topK) hits() []Hit {
+	slices.SortFunc(t.heap, func(a, b scored) int {
+		if less(a, b) {
+			return -1
+		}
+		if less(b, a) {
+			return 1
+		}
+		return 0
+	})
+	out := make([]Hit, len(t.heap))
+	for i, x := range t.heap {
+		out[i] = Hit{Entry: x.d.e, Score: x.score}
+	}
+	return out
+}
