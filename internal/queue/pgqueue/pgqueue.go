@@ -1,0 +1,425 @@
+// Package pgqueue is the Queue of many machines on PostgreSQL: a leased table
+// (queue_items) in the PostgreSQL store's database, shared by every gateway
+// and worker that opens it. It meets the same contract as the local queue
+// (internal/queue/queuetest).
+//
+// Leases take rows with FOR UPDATE SKIP LOCKED, so consumers in any number of
+// processes take different items without waiting on each other. An item's
+// visible_at says when it may be leased next; leasing moves it to the end of
+// the lease, so an expired lease is simply a visible item again and a dead
+// process's work is delivered again after its leases run out. Ack deletes the
+// row, so an acked item cannot come back.
+//
+// Wake-ups cross processes with LISTEN/NOTIFY: enqueue, nack and a shortened
+// lease notify the channel sluice_queue with the topic, inside the writing
+// transaction (PostgreSQL delivers on COMMIT). Each Queue keeps one listening
+// connection; while it is down (the database restarts, the connection is cut)
+// waiters poll every Options.Poll instead, so a notification lost meanwhile
+// delays work by at most Poll.
+//
+// Times come from the injected clock of each process, as in the stores: the
+// machines' clocks should agree (NTP), since a skew between two machines
+// shortens or lengthens the leases one gives and the other honours by as much.
+package pgqueue
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/store/postgres"
+)
+
+// Channel is the NOTIFY channel; the payload is the topic.
+const Channel = "sluice_queue"
+
+// MaxWait bounds one Wait while notifications arrive, so a consumer re-checks
+// even if a wake-up were ever missed.
+const MaxWait = time.Minute
+
+// DefaultPoll is Options.Poll's default.
+const DefaultPoll = time.Second
+
+// Options configure New.
+type Options struct {
+	// Clock is the clock for visibility and leases (nil: the real clock).
+	Clock clock.Clock
+	// Logger receives what the queue has to say (nil: nothing is logged).
+	Logger *slog.Logger
+	// Poll bounds a Wait while the listening connection is down; default 1 s.
+	Poll time.Duration
+}
+
+// Queue is the PostgreSQL queue.
+type Queue struct {
+	db    *postgres.DB
+	clock clock.Clock
+	log   *slog.Logger
+	poll  time.Duration
+
+	mu        sync.Mutex
+	signals   map[string]chan struct{} // per topic, closed on a wake-up
+	listening bool
+	closed    bool
+	done      chan struct{}
+
+	stopListen context.CancelFunc
+	listenDone chan struct{}
+}
+
+var _ queue.Queue = (*Queue)(nil)
+
+// New makes a queue on db (which must stay open while the queue is used) and
+// starts its listening connection in the background: New itself never
+// fails, and until the listener is up, waiters poll.
+func New(db *postgres.DB, o Options) *Queue {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Poll <= 0 {
+		o.Poll = DefaultPoll
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	q := &Queue{
+		db: db, clock: o.Clock, log: o.Logger, poll: o.Poll,
+		signals: map[string]chan struct{}{}, done: make(chan struct{}),
+		stopListen: cancel, listenDone: make(chan struct{}),
+	}
+	go q.listen(ctx)
+	return q
+}
+
+func (q *Queue) now() time.Time { return q.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// Enqueue implements queue.Queue. A new item notifies the topic's waiters
+// everywhere, a delayed one too (so they reckon with its time).
+func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
+	if err := queue.CheckMessage(m); err != nil {
+		return false, err
+	}
+	if err := q.check(); err != nil {
+		return false, err
+	}
+	now := q.now()
+	visible := now
+	if !m.NotBefore.IsZero() && m.NotBefore.After(now) {
+		visible = m.NotBefore
+	}
+	payload := m.Payload
+	if payload == nil {
+		payload = []byte{}
+	}
+	var added bool
+	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `WITH ins AS (
+				INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at) VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (topic, id) DO NOTHING RETURNING topic)
+			SELECT pg_notify('`+Channel+`', topic) FROM ins`, m.Topic, m.ID, payload, now, visible)
+		added = err == nil && tag.RowsAffected() == 1
+		return err
+	})
+	if err != nil {
+		return false, postgres.WriteError("the queue item", err)
+	}
+	if added {
+		q.wake(m.Topic)
+	}
+	return added, nil
+}
+
+// Lease implements queue.Queue: one statement picks the due items (skipping
+// rows other consumers hold locked at that moment) and leases them.
+func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Duration) ([]queue.Item, error) {
+	if err := queue.CheckLease(topic, owner, n, d); err != nil {
+		return nil, err
+	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	now := q.now()
+	until := now.Add(d)
+	type leased struct {
+		it  queue.Item
+		was time.Time
+		seq int64
+	}
+	var got []leased
+	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+		got = got[:0]
+		rows, err := tx.Query(ctx, `WITH picked AS (
+				SELECT seq, visible_at FROM queue_items
+				WHERE topic = $1 AND visible_at <= $2
+				ORDER BY visible_at, seq LIMIT $3
+				FOR UPDATE SKIP LOCKED)
+			UPDATE queue_items q SET owner = $4, token = gen_random_uuid()::text, visible_at = $5, attempts = q.attempts + 1
+			FROM picked WHERE q.seq = picked.seq
+			RETURNING q.id, q.payload, q.attempts, q.enqueued_at, q.token, picked.visible_at, q.seq`,
+			topic, now, n, owner, until)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			l := leased{it: queue.Item{Topic: topic, LeasedBy: owner, LeaseUntil: until}}
+			if err := rows.Scan(&l.it.ID, &l.it.Payload, &l.it.Attempts, &l.it.EnqueuedAt, &l.it.Token, &l.was, &l.seq); err != nil {
+				return err
+			}
+			l.it.EnqueuedAt = l.it.EnqueuedAt.UTC()
+			got = append(got, l)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, postgres.WriteError("the queue's leases", err)
+	}
+	// RETURNING has no order: give the oldest first, as they were picked.
+	slices.SortFunc(got, func(a, b leased) int {
+		if c := a.was.Compare(b.was); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	items := make([]queue.Item, len(got))
+	for i, l := range got {
+		items[i] = l.it
+	}
+	return items, nil
+}
+
+// Ack implements queue.Queue.
+func (q *Queue) Ack(ctx context.Context, it queue.Item) error {
+	return q.onLease(ctx, it, `DELETE FROM queue_items WHERE topic = $1 AND id = $2 AND token = $3`)
+}
+
+// Nack implements queue.Queue.
+func (q *Queue) Nack(ctx context.Context, it queue.Item, delay time.Duration) error {
+	if err := queue.CheckDuration("retry delay", delay, 0, queue.MaxDelay); err != nil {
+		return err
+	}
+	visible := q.now().Add(delay)
+	if err := q.onLease(ctx, it, `WITH upd AS (
+			UPDATE queue_items SET owner = NULL, token = NULL, visible_at = $4
+			WHERE topic = $1 AND id = $2 AND token = $3 RETURNING topic)
+		SELECT pg_notify('`+Channel+`', topic) FROM upd`, visible); err != nil {
+		return err
+	}
+	q.wake(it.Topic)
+	return nil
+}
+
+// Extend implements queue.Queue. A lease made shorter than it was notifies
+// the topic, so waiters reckon with its earlier end.
+func (q *Queue) Extend(ctx context.Context, it queue.Item, d time.Duration) (queue.Item, error) {
+	if err := queue.CheckDuration("lease", d, time.Millisecond, queue.MaxLease); err != nil {
+		return it, err
+	}
+	if err := queue.CheckItem(it); err != nil {
+		return it, err
+	}
+	if err := q.check(); err != nil {
+		return it, err
+	}
+	until := q.now().Add(d)
+	var was time.Time
+	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `WITH old AS (
+				SELECT seq, visible_at FROM queue_items WHERE topic = $2 AND id = $3 AND token = $4 FOR UPDATE),
+			upd AS (
+				UPDATE queue_items q SET visible_at = $1 FROM old WHERE q.seq = old.seq RETURNING old.visible_at AS was)
+			SELECT was FROM upd`, until, it.Topic, it.ID, it.Token).Scan(&was)
+		if postgres.IsNoRows(err) {
+			return queue.LeaseLost(it)
+		}
+		if err != nil || !until.Before(was) {
+			return err
+		}
+		_, err = tx.Exec(ctx, `SELECT pg_notify('`+Channel+`', $1)`, it.Topic)
+		return err
+	})
+	if err != nil {
+		return it, postgres.WriteError("the queue's lease", err)
+	}
+	if until.Before(was) {
+		q.wake(it.Topic)
+	}
+	it.LeaseUntil = until
+	return it, nil
+}
+
+// onLease runs a statement that must touch exactly the leased row: its
+// first three parameters are topic, id and token, any others follow.
+func (q *Queue) onLease(ctx context.Context, it queue.Item, stmt string, more ...any) error {
+	if err := queue.CheckItem(it); err != nil {
+		return err
+	}
+	if err := q.check(); err != nil {
+		return err
+	}
+	args := append([]any{it.Topic, it.ID, it.Token}, more...)
+	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, stmt, args...)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return queue.LeaseLost(it)
+		}
+		return nil
+	})
+	return postgres.WriteError("the queue item", err)
+}
+
+// ReleaseOwner makes every item leased by owner visible at once and returns
+// how many there were: a worker that restarts under the same owner name
+// takes back the work of its previous life without waiting for the leases to
+// run out. (Unlike the local queue there is no ReleaseOthers: other owners
+// may be alive on other machines.)
+func (q *Queue) ReleaseOwner(ctx context.Context, owner string) (int64, error) {
+	if err := q.check(); err != nil {
+		return 0, err
+	}
+	var (
+		n      int64
+		topics []string
+	)
+	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+		n, topics = 0, topics[:0]
+		rows, err := tx.Query(ctx, `UPDATE queue_items SET owner = NULL, token = NULL, visible_at = $1
+			WHERE owner = $2 RETURNING topic`, q.now(), owner)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t string
+			if err := rows.Scan(&t); err != nil {
+				return err
+			}
+			n++
+			if !slices.Contains(topics, t) {
+				topics = append(topics, t)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, t := range topics {
+			if _, err := tx.Exec(ctx, `SELECT pg_notify('`+Channel+`', $1)`, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, postgres.WriteError("the queue's leases", err)
+	}
+	for _, t := range topics {
+		q.wake(t)
+	}
+	return n, nil
+}
+
+// Wait implements queue.Queue. It registers first and looks second, so an
+// item that arrives between a consumer's empty Lease and its Wait is never
+// missed: either the look sees it, or its notification comes after the
+// registration.
+func (q *Queue) Wait(ctx context.Context, topic string) error {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return closedErr()
+	}
+	sig := q.signals[topic]
+	if sig == nil {
+		sig = make(chan struct{})
+		q.signals[topic] = sig
+	}
+	wait := MaxWait
+	if !q.listening {
+		wait = q.poll
+	}
+	q.mu.Unlock()
+
+	var next *time.Time
+	err := q.db.Read(ctx, func(qr postgres.Querier) error {
+		return qr.QueryRow(ctx, `SELECT MIN(visible_at) FROM queue_items WHERE topic = $1`, topic).Scan(&next)
+	})
+	if err != nil {
+		return postgres.ReadError("the queue", err)
+	}
+	if next != nil {
+		due := next.Sub(q.clock.Now())
+		if due <= 0 {
+			return nil
+		}
+		wait = min(wait, due)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-sig:
+	case <-t.C:
+	case <-q.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Close wakes every waiter too: a closed queue says so.
+	return q.check()
+}
+
+// wake tells the topic's waiters in this process that an item may be
+// visible.
+func (q *Queue) wake(topic string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if sig := q.signals[topic]; sig != nil {
+		close(sig)
+		delete(q.signals, topic)
+	}
+}
+
+// wakeAll wakes every waiter, to look again.
+func (q *Queue) wakeAll() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for t, sig := range q.signals {
+		close(sig)
+		delete(q.signals, t)
+	}
+}
+
+// Close implements queue.Queue: waiters return, later calls fail, the
+// listening connection closes. The store stays open.
+func (q *Queue) Close() error {
+	q.mu.Lock()
+	if !q.closed {
+		q.closed = true
+		close(q.done)
+	}
+	q.mu.Unlock()
+	q.stopListen()
+	<-q.listenDone
+	return nil
+}
+
+func (q *Queue) check() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return closedErr()
+	}
+	return nil
+}
+
+func closedErr() error { return fault.New(fault.Unavailable, "the queue is closed") }

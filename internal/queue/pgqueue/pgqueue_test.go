@@ -1,0 +1,255 @@
+package pgqueue_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/queue/pgqueue"
+	"github.com/sluicehq/sluice/internal/queue/queuetest"
+	"github.com/sluicehq/sluice/internal/store/postgres"
+	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
+)
+
+var ctx = context.Background()
+
+func openDB(t testing.TB, dsn string) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(ctx, postgres.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// The very same contract as the local queue, each case on its own database.
+func TestContract(t *testing.T) {
+	pgtest.AdminDSN(t)
+	queuetest.Run(t, func(t *testing.T) queue.Queue {
+		return pgqueue.New(openDB(t, pgtest.NewDatabase(t)), pgqueue.Options{})
+	})
+}
+
+// listening waits until q's listener is up.
+func listening(t *testing.T, q *pgqueue.Queue) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !q.Listening() {
+		if time.Now().After(deadline) {
+			t.Fatal("the queue does not listen")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitWoken runs q.Wait on an empty topic while enqueue runs elsewhere and
+// fails unless the wait ends before MaxWait: with polling set to an hour
+// only a notification can end it. (The bound is generous; nothing here
+// measures how fast.)
+func waitWoken(t *testing.T, q *pgqueue.Queue, topic string, enqueue func()) {
+	t.Helper()
+	woke := make(chan error, 1)
+	go func() {
+		c, cancel := context.WithTimeout(ctx, pgqueue.MaxWait/2)
+		defer cancel()
+		woke <- q.Wait(c, topic)
+	}()
+	time.Sleep(50 * time.Millisecond) // let the waiter register; an early enqueue is fine too
+	enqueue()
+	if err := <-woke; err != nil {
+		t.Fatalf("the waiter was not woken: %v", err)
+	}
+}
+
+// Two processes (here: two stores and queues on one database): an enqueue
+// in one wakes a waiter in the other through NOTIFY, and each item is leased
+// by one of them only.
+func TestWakeUpAcrossProcesses(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	defer a.Close()
+	b := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	defer b.Close()
+	listening(t, a)
+	listening(t, b)
+	waitWoken(t, b, "jobs", func() {
+		if _, err := a.Enqueue(ctx, queue.Message{Topic: "jobs", ID: "j1"}); err != nil {
+			t.Error(err)
+		}
+	})
+	got, err := b.Lease(ctx, "jobs", "worker-b", 10, time.Minute)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("lease in b: %v %v", got, err)
+	}
+	if again, _ := a.Lease(ctx, "jobs", "worker-a", 10, time.Minute); len(again) != 0 {
+		t.Fatalf("a leased b's item: %+v", again)
+	}
+	// A nack in one process wakes the other too.
+	waitWoken(t, a, "jobs", func() {
+		if err := b.Nack(ctx, got[0], 0); err != nil {
+			t.Error(err)
+		}
+	})
+	if again, _ := a.Lease(ctx, "jobs", "worker-a", 10, time.Minute); len(again) != 1 || again[0].Attempts != 2 {
+		t.Fatalf("after the nack: %+v", again)
+	}
+}
+
+// The listening connection is ended by the server: waiters are woken to look
+// again, the queue listens again by itself, and wake-ups work as before.
+func TestListenerReconnects(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	defer a.Close()
+	b := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	defer b.Close()
+	listening(t, a)
+	listening(t, b)
+
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, pgtest.AdminDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+		WHERE datname = $1 AND pid <> pg_backend_pid()`, cfg.Database); err != nil {
+		t.Fatal(err)
+	}
+	// Calls go on (the store replaces its connections).
+	if _, err := a.Enqueue(ctx, queue.Message{Topic: "t", ID: "x"}); err != nil {
+		t.Fatalf("enqueue after the connections were ended: %v", err)
+	}
+	listening(t, b)
+	waitWoken(t, b, "after", func() {
+		if _, err := a.Enqueue(ctx, queue.Message{Topic: "after", ID: "y"}); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// With a fake clock a lease runs out without sleeping, and the holder of an
+// expired lease that nobody took may still ack.
+func TestLeaseExpiryOnFakeClock(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	q := pgqueue.New(openDB(t, pgtest.NewDatabase(t)), pgqueue.Options{Clock: clk})
+	defer q.Close()
+	if _, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := q.Lease(ctx, "t", "w1", 1, time.Minute)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("lease: %v %v", first, err)
+	}
+	clk.Advance(59 * time.Second)
+	if got, _ := q.Lease(ctx, "t", "w2", 1, time.Minute); len(got) != 0 {
+		t.Fatalf("taken before the lease ran out: %+v", got)
+	}
+	clk.Advance(2 * time.Second)
+	second, err := q.Lease(ctx, "t", "w2", 1, time.Minute)
+	if err != nil || len(second) != 1 || second[0].Attempts != 2 {
+		t.Fatalf("after expiry: %+v %v", second, err)
+	}
+	if err := q.Ack(ctx, first[0]); fault.KindOf(err) != fault.Conflict {
+		t.Fatalf("old holder's ack: %v", err)
+	}
+	if _, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := q.Lease(ctx, "t", "w3", 1, time.Second)
+	clk.Advance(time.Hour)
+	if err := q.Ack(ctx, b[0]); err != nil {
+		t.Fatalf("late ack of an untaken item: %v", err)
+	}
+}
+
+// Items and leases survive the process: a new store and queue on the same
+// database deliver the items again, the leased one once its lease ran out.
+func TestItemsSurviveRestart(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	clk := clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	db, err := postgres.Open(ctx, postgres.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := pgqueue.New(db, pgqueue.Options{Clock: clk})
+	for _, id := range []string{"a", "b"} {
+		if _, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: id, Payload: []byte(id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if held, err := q.Lease(ctx, "t", "dies", 1, time.Minute); err != nil || len(held) != 1 {
+		t.Fatal(held, err)
+	}
+	q.Close()
+	db.Close()
+
+	q = pgqueue.New(openDB(t, dsn), pgqueue.Options{Clock: clk})
+	defer q.Close()
+	got, err := q.Lease(ctx, "t", "next", 10, time.Minute)
+	if err != nil || len(got) != 1 || got[0].ID != "b" {
+		t.Fatalf("before the dead lease ran out: %+v %v", got, err)
+	}
+	if err := q.Ack(ctx, got[0]); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Minute)
+	got, err = q.Lease(ctx, "t", "next", 10, time.Minute)
+	if err != nil || len(got) != 1 || got[0].ID != "a" || got[0].Attempts != 2 || string(got[0].Payload) != "a" {
+		t.Fatalf("after the dead lease ran out: %+v %v", got, err)
+	}
+}
+
+// A worker that restarts under its name takes back its leases at once;
+// other owners' leases stay.
+func TestReleaseOwner(t *testing.T) {
+	q := pgqueue.New(openDB(t, pgtest.NewDatabase(t)), pgqueue.Options{})
+	defer q.Close()
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine, err := q.Lease(ctx, "t", "worker-1", 2, time.Hour)
+	if err != nil || len(mine) != 2 {
+		t.Fatalf("lease: %v %d", err, len(mine))
+	}
+	if other, _ := q.Lease(ctx, "t", "worker-2", 1, time.Hour); len(other) != 1 {
+		t.Fatal("worker-2 got nothing")
+	}
+	n, err := q.ReleaseOwner(ctx, "worker-1")
+	if err != nil || n != 2 {
+		t.Fatalf("released %d (%v), want 2", n, err)
+	}
+	again, _ := q.Lease(ctx, "t", "worker-1", 10, time.Hour)
+	if len(again) != 2 {
+		t.Fatalf("after release: %d visible, want worker-1's 2", len(again))
+	}
+	if err := q.Ack(ctx, mine[0]); fault.KindOf(err) != fault.Conflict {
+		t.Fatalf("the old lease still acks: %v", err)
+	}
+}
+
+// Bytes PostgreSQL cannot keep as text are refused as Invalid, not as an
+// outage.
+func TestTextThePostgresCannotHold(t *testing.T) {
+	q := pgqueue.New(openDB(t, pgtest.NewDatabase(t)), pgqueue.Options{})
+	defer q.Close()
+	_, err := q.Enqueue(ctx, queue.Message{Topic: "t\xff", ID: "x"})
+	if fault.KindOf(err) != fault.Invalid {
+		t.Fatalf("topic that is not UTF-8: %v", err)
+	}
+	_, err = q.Lease(ctx, "t", "\xfe", 1, time.Minute)
+	if fault.KindOf(err) != fault.Invalid {
+		t.Fatalf("owner that is not UTF-8: %v", err)
+	}
+}
