@@ -2,6 +2,8 @@ package pgqueue_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,4 +254,88 @@ func TestTextThePostgresCannotHold(t *testing.T) {
 	if fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("owner that is not UTF-8: %v", err)
 	}
+}
+
+// The database stops taking connections and ends those it had: queue calls
+// fail with a retryable Unavailable, the listener is down; once it takes
+// connections again the queue works by itself, with its items.
+func TestDatabaseAway(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	q := pgqueue.New(openDB(t, dsn), pgqueue.Options{})
+	defer q.Close()
+	listening(t, q)
+	if _, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, pgtest.AdminDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) }) // after the cleanup below
+	name := pgx.Identifier{cfg.Database}.Sanitize()
+	allow := func(on bool) {
+		t.Helper()
+		if _, err := admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s ALLOW_CONNECTIONS %v", name, on)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allow(false)
+	t.Cleanup(func() { allow(true) })
+	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+		WHERE datname = $1 AND pid <> pg_backend_pid()`, cfg.Database); err != nil {
+		t.Fatal(err)
+	}
+
+	unavailable := func(err error, what string) {
+		t.Helper()
+		fe, ok := fault.As(err)
+		if !ok || fe.Kind != fault.Unavailable || !fe.Retryable {
+			t.Fatalf("%s while the database is away: %v (%T), want a retryable Unavailable", what, err, err)
+		}
+	}
+	_, err = q.Enqueue(ctx, queue.Message{Topic: "t", ID: "away"})
+	unavailable(err, "enqueue")
+	_, err = q.Lease(ctx, "t", "w", 1, time.Minute)
+	unavailable(err, "lease")
+	unavailable(q.Wait(ctx, "t"), "wait")
+	deadline := time.Now().Add(20 * time.Second)
+	for q.Listening() {
+		if time.Now().After(deadline) {
+			t.Fatal("the listener did not notice")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	t.Logf("away noticed")
+	allow(true)
+	for {
+		_, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: "after"})
+		if err == nil {
+			break
+		}
+		unavailable(err, "enqueue")
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue did not recover: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("enqueue works again")
+	listening(t, q)
+	t.Logf("listening again")
+	items, err := q.Lease(ctx, "t", "w", 10, time.Minute)
+	if err != nil || ids(items) != "before,after" {
+		t.Fatalf("after the outage: %v %v", ids(items), err)
+	}
+}
+
+func ids(items []queue.Item) string {
+	var s []string
+	for _, it := range items {
+		s = append(s, it.ID)
+	}
+	return strings.Join(s, ",")
 }
