@@ -216,7 +216,16 @@ func remoteRefusal(where string, resp *http.Response) error {
 	}
 	msg := ""
 	if json.Unmarshal(raw, &body) == nil {
-		msg = clip(strings.ToValidUTF8(body.Error.Message, ""))
+		// The remote's words go into messages and logs: one line, bounded.
+		msg = strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return ' '
+			}
+			return r
+		}, strings.ToValidUTF8(body.Error.Message, ""))
+		if len(msg) > 400 {
+			msg = strings.ToValidUTF8(msg[:400], "") + "…"
+		}
 	}
 	kind := fault.Upstream
 	if resp.StatusCode == http.StatusNotFound {
