@@ -47,5 +47,6 @@ func newBenchCmd(io Stdio) *cobra.Command {
 	fl.IntVar(&o.Rate, "rate", 0, "pace each phase at this many requests/s in all (0: as fast as possible); compare latency at one rate")
 	fl.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	cmd.AddCommand(serveCmd)
+	cmd.AddCommand(newBenchDiscoveryCmd(io))
 	return cmd
 }

@@ -35,9 +35,11 @@ type Report struct {
 	Figures []Figures `json:"figures"` // train, heldout, all (splits with no query are left out)
 	// FullAnswerBytes is the size of the JSON list of every entry: the
 	// capabilities answer without a query.
-	FullAnswerBytes int           `json:"full_answer_bytes"`
-	AnswerRatio     float64       `json:"full_to_query_answer_ratio"` // full / mean over all queries
-	Results         []QueryResult `json:"results"`
+	FullAnswerBytes int `json:"full_answer_bytes"`
+	// QueryAnswerBytes is the mean size of the answer to a query (top k).
+	QueryAnswerBytes float64       `json:"query_answer_bytes"`
+	AnswerRatio      float64       `json:"full_to_query_answer_ratio"` // FullAnswerBytes / QueryAnswerBytes
+	Results          []QueryResult `json:"results"`
 }
 
 // Evaluate runs every query against ix and measures recall@k, the mean
@@ -116,6 +118,7 @@ func Evaluate(ix *Index, queries []Labeled, k int) (*Report, error) {
 		f.RecallAtK, f.MRR, f.MeanAnswerBytes = f.RecallAtK/n, f.MRR/n, f.MeanAnswerBytes/n
 		rep.Figures = append(rep.Figures, f)
 		if split == "" && f.MeanAnswerBytes > 0 {
+			rep.QueryAnswerBytes = f.MeanAnswerBytes
 			rep.AnswerRatio = float64(rep.FullAnswerBytes) / f.MeanAnswerBytes
 		}
 	}

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/internal/discovery"
+)
+
+// discoveryBench is the output of `sluice bench discovery --json`.
+type discoveryBench struct {
+	Catalog      string                  `json:"catalog"`
+	Queries      string                  `json:"queries"`
+	Options      discovery.Options       `json:"options"`
+	IndexBuildMs float64                 `json:"index_build_ms"`
+	MeanSearchUs float64                 `json:"mean_search_us"`
+	Report       *discovery.Report       `json:"report"`
+	Misses       []discovery.QueryResult `json:"misses,omitempty"`
+}
+
+func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
+	var (
+		catalogDir, queriesFile, split, weights, stemmer string
+		k                                                int
+		k1, b                                            float64
+		asJSON, misses                                   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "discovery --catalog DIR --queries FILE",
+		Short: "Measure discovery search: recall@k, MRR and the size of the capabilities answer on a labeled query set",
+		Long: `Index every OpenAPI document (*.json, *.yaml, *.yml) of --catalog (an API is
+named after its file, without the extension), run every query of --queries (JSON
+lines: {"query": "...", "relevant": ["NAME.operationId", ...], "split": "train"|"heldout"})
+and print recall@k and the mean reciprocal rank per split, and the mean size in
+bytes of the capabilities answer (the JSON list of entries returned) with a query
+(the top k) and without one (every entry).
+
+Tune ranking on --split train only; the held-out split is for the final figures.
+The shipped dataset is testdata/discovery (docs/discovery.md).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if catalogDir == "" || queriesFile == "" {
+				return fail(ExitInvalid, "bench discovery needs --catalog DIR and --queries FILE")
+			}
+			if k <= 0 {
+				return fail(ExitInvalid, "--k must be positive, got %d", k)
+			}
+			opts := discovery.DefaultOptions()
+			if cmd.Flags().Changed("k1") {
+				opts.K1 = k1
+			}
+			if cmd.Flags().Changed("b") {
+				opts.B = b
+			}
+			if stemmer != "" {
+				opts.Stemmer = stemmer
+			}
+			if weights != "" {
+				w, err := parseWeights(opts.Weights, weights)
+				if err != nil {
+					return fail(ExitInvalid, "--weights: %v", err)
+				}
+				opts.Weights = w
+			}
+			ix, err := discovery.NewIndex(opts)
+			if err != nil {
+				return fail(ExitInvalid, "%v", err)
+			}
+			entries, err := discovery.LoadCatalog(catalogDir)
+			if err != nil {
+				return fail(ExitInvalid, "%v", err)
+			}
+			qs, err := readLabeledFile(queriesFile)
+			if err != nil {
+				return fail(ExitInvalid, "%v", err)
+			}
+			qs, err = discovery.FilterSplit(qs, split)
+			if err != nil {
+				return fail(ExitInvalid, "--split: %v", err)
+			}
+			if len(qs) == 0 {
+				return fail(ExitInvalid, "%s: no query in split %s", queriesFile, split)
+			}
+			start := time.Now()
+			if err := ix.Upsert(entries...); err != nil {
+				return fail(ExitInvalid, "%v", err)
+			}
+			built := time.Since(start)
+			rep, err := discovery.Evaluate(ix, qs, k)
+			if err != nil {
+				return fail(ExitInvalid, "%v", err)
+			}
+			// Latency of the answer an agent gets (top k), over the query set.
+			const rounds = 20
+			start = time.Now()
+			for range rounds {
+				for _, q := range qs {
+					ix.Search(q.Query, nil, k)
+				}
+			}
+			perSearch := time.Since(start) / time.Duration(rounds*len(qs))
+			out := discoveryBench{
+				Catalog: catalogDir, Queries: queriesFile, Options: opts,
+				IndexBuildMs: float64(built.Microseconds()) / 1000,
+				MeanSearchUs: float64(perSearch.Nanoseconds()) / 1000,
+				Report:       rep,
+			}
+			if misses {
+				for _, r := range rep.Results {
+					if r.Recall < 1 {
+						out.Misses = append(out.Misses, r)
+					}
+				}
+			}
+			if asJSON {
+				if !misses {
+					out.Report.Results = nil
+				}
+				return writeJSON(io.Out, out)
+			}
+			writeDiscoveryBench(io.Out, &out)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&catalogDir, "catalog", "", "directory of OpenAPI documents")
+	fl.StringVar(&queriesFile, "queries", "", "labeled queries, one JSON object a line")
+	fl.IntVar(&k, "k", 5, "size of the answer (top k)")
+	fl.StringVar(&split, "split", "all", "queries to run: train, heldout or all")
+	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	fl.BoolVar(&misses, "misses", false, "also print each query whose relevant entries are not all in the top k")
+	fl.Float64Var(&k1, "k1", 0, "BM25 k1 (default: the index default)")
+	fl.Float64Var(&b, "b", 0, "BM25 b (default: the index default)")
+	fl.StringVar(&weights, "weights", "", "field weights to change, e.g. name=3,summary=2,description=1,parameters=0.5,tags=1.5,path=1")
+	fl.StringVar(&stemmer, "stemmer", "", "porter, light or none (default porter)")
+	return cmd
+}
+
+func readLabeledFile(path string) ([]discovery.Labeled, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("queries: %v", err)
+	}
+	defer f.Close()
+	qs, err := discovery.ReadLabeled(f)
+	if err != nil {
+		return nil, fmt.Errorf("queries %s: %v", path, err)
+	}
+	return qs, nil
+}
+
+// parseWeights applies name=value pairs to w.
+func parseWeights(w discovery.Weights, s string) (discovery.Weights, error) {
+	fields := map[string]*float64{
+		"name": &w.Name, "summary": &w.Summary, "description": &w.Description,
+		"parameters": &w.Parameters, "tags": &w.Tags, "path": &w.Path,
+	}
+	for _, pair := range strings.Split(s, ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		p := fields[strings.ToLower(name)]
+		if !ok || p == nil {
+			return w, fmt.Errorf("%q: want FIELD=NUMBER with FIELD one of name, summary, description, parameters, tags, path", pair)
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return w, fmt.Errorf("%q: %v", pair, err)
+		}
+		*p = v
+	}
+	return w, nil
+}
+
+func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
+	r := b.Report
+	o := b.Options
+	fmt.Fprintf(w, "catalog  %s: %d entries, index built in %.1f ms\n", b.Catalog, r.Entries, b.IndexBuildMs)
+	fmt.Fprintf(w, "ranking  k1=%g b=%g stemmer=%s weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
+		o.K1, o.B, o.Stemmer, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
+	fmt.Fprintf(w, "\n%-8s %8s %10s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "MRR", "answer bytes")
+	for _, f := range r.Figures {
+		fmt.Fprintf(w, "%-8s %8d %10.3f %7.3f %14.0f\n", f.Split, f.Queries, f.RecallAtK, f.MRR, f.MeanAnswerBytes)
+	}
+	fmt.Fprintf(w, "\ncapabilities answer: %d bytes without a query, %.0f bytes on average with one (top %d): %.1fx smaller\n",
+		r.FullAnswerBytes, r.QueryAnswerBytes, r.K, r.AnswerRatio)
+	fmt.Fprintf(w, "search: %.1f µs per query (top %d, mean over the query set)\n", b.MeanSearchUs, r.K)
+	for _, m := range b.Misses {
+		fmt.Fprintf(w, "\nmiss [%s] %q\n  relevant %v (first at rank %d)\n  top      %v\n", m.Split, m.Query, m.Relevant, m.FirstRank, m.Top)
+	}
+}
