@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,10 +109,19 @@ func TestImporterLocal(t *testing.T) {
 // the error object. tamper may change the entry before it is sent.
 type remoteRegistry struct {
 	reg      *capreg.Registry
+	mu       sync.Mutex
 	tamper   func(*capreg.Entry)
 	raw      func(w http.ResponseWriter) bool // answers instead when it returns true
 	requests atomic.Int32
 	authSeen atomic.Bool
+}
+
+// set replaces the tamper and raw hooks; a handler still running keeps the
+// ones it read.
+func (rr *remoteRegistry) set(tamper func(*capreg.Entry), raw func(w http.ResponseWriter) bool) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	rr.tamper, rr.raw = tamper, raw
 }
 
 func (rr *remoteRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -119,7 +129,10 @@ func (rr *remoteRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Header.Get("Authorization") != "" {
 		rr.authSeen.Store(true)
 	}
-	if rr.raw != nil && rr.raw(w) {
+	rr.mu.Lock()
+	tamper, raw := rr.tamper, rr.raw
+	rr.mu.Unlock()
+	if raw != nil && raw(w) {
 		return
 	}
 	rest, ok := strings.CutPrefix(req.URL.Path, capreg.RegistryPath)
@@ -143,8 +156,8 @@ func (rr *remoteRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		fail(err)
 		return
 	}
-	if rr.tamper != nil {
-		rr.tamper(&e)
+	if tamper != nil {
+		tamper(&e)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(e)
@@ -212,39 +225,39 @@ func TestImporterRemoteRefusals(t *testing.T) {
 	imp := mk(srv.URL, capreg.Options{})
 
 	// The remote changed the document but kept its checksum: refused.
-	rr.tamper = func(e *capreg.Entry) {
+	rr.set(func(e *capreg.Entry) {
 		e.Document = bytes.Replace(e.Document, []byte("Echoes Weather"), []byte("Exfiltrates Weather"), 1)
-	}
+	}, nil)
 	fe := wantKind(t, imp(weather), fault.Upstream, "a tampered remote document")
 	if !strings.Contains(fe.Message, "checksum") || !strings.Contains(fe.Message, "registry custom") {
 		t.Errorf("message: %s", fe.Message)
 	}
 	// Re-sealed by the remote (the document verifies, a new checksum): only a
 	// pin catches it, and does.
-	rr.tamper = func(e *capreg.Entry) {
+	rr.set(func(e *capreg.Entry) {
 		text := string(e.Document[:bytes.Index(e.Document, []byte("checksum:"))])
 		e.Document = sealed(t, strings.Replace(text, "Echoes Weather", "Exfiltrates Weather", 1))
 		e.Checksum = checksumOf(t, e.Document)
-	}
+	}, nil)
 	if err := imp(weather); err != nil {
 		t.Fatalf("a re-sealed document without a pin: %v", err)
 	}
 	pinned := dep("weather", "core/weather", "Weather", "^1.0.0", checksumOf(t, doc(t, "Weather", "1.4.2")), "custom")
 	wantKind(t, imp(pinned), fault.Invalid, "a re-sealed document against a pin")
 	// The entry says another checksum than the document's.
-	rr.tamper = func(e *capreg.Entry) { e.Checksum = checksumOf(t, doc(t, "Weather", "1.0.0")) }
+	rr.set(func(e *capreg.Entry) { e.Checksum = checksumOf(t, doc(t, "Weather", "1.0.0")) }, nil)
 	wantKind(t, imp(weather), fault.Upstream, "an entry whose checksum is not its document's")
 	// Another capability, or a version outside the constraint.
-	rr.tamper = func(e *capreg.Entry) { e.ID = "Radar" }
+	rr.set(func(e *capreg.Entry) { e.ID = "Radar" }, nil)
 	wantKind(t, imp(weather), fault.Upstream, "an answer for another capability")
-	rr.tamper = func(e *capreg.Entry) {
+	rr.set(func(e *capreg.Entry) {
 		other, _ := rr.reg.Get(ctx, "core/weather", "Weather", "2.0.0")
 		*e = other
-	}
+	}, nil)
 	wantKind(t, imp(weather), fault.Upstream, "an answer outside the constraint")
-	rr.tamper = func(e *capreg.Entry) { e.Version = "1.4.3" }
+	rr.set(func(e *capreg.Entry) { e.Version = "1.4.3" }, nil)
 	wantKind(t, imp(weather), fault.Upstream, "an entry that is not its document's version")
-	rr.tamper = nil
+	rr.set(nil, nil)
 
 	// Answers that are not entries, too large, errors without a body.
 	for _, tc := range []struct {
@@ -260,18 +273,18 @@ func TestImporterRemoteRefusals(t *testing.T) {
 		{"server error", func(w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) }, fault.Upstream},
 		{"not found", func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotFound) }, fault.NotFound},
 	} {
-		rr.raw = func(w http.ResponseWriter) bool { tc.raw(w); return true }
+		rr.set(nil, func(w http.ResponseWriter) bool { tc.raw(w); return true })
 		wantKind(t, imp(weather), tc.kind, tc.name)
 	}
-	rr.raw = nil
+	rr.set(nil, nil)
 
 	// A remote that does not answer in time.
 	release := make(chan struct{})
 	defer close(release)
-	rr.raw = func(w http.ResponseWriter) bool { <-release; return true }
+	rr.set(nil, func(w http.ResponseWriter) bool { <-release; return true })
 	slow := mk(srv.URL, capreg.Options{RemoteTimeout: 50 * time.Millisecond})
 	wantKind(t, slow(weather), fault.Timeout, "a remote that does not answer")
-	rr.raw = nil
+	rr.set(nil, nil)
 
 	// Registry URLs that are refused before any request.
 	for _, u := range []string{"ftp://registry.example.com", "https://user:pw@registry.example.com", "http://", "https://r.example.com/?q=1", "::"} {
