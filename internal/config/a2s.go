@@ -11,6 +11,9 @@ type A2S struct {
 	// statuses (audited, unaudited, in-progress) a capability of that level
 	// may have and still run.
 	Audit map[string][]string `yaml:"audit"`
+	// PublicRegistry lets anyone read the registry (GET /api/v1/a2s/registry
+	// without a key), so other servers may import from it.
+	PublicRegistry bool `yaml:"public_registry"`
 }
 
 var (

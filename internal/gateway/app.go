@@ -14,6 +14,8 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/cache"
+	"github.com/sluicehq/sluice/internal/capreg"
+	"github.com/sluicehq/sluice/internal/caprun"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/egress"
@@ -48,6 +50,7 @@ type App struct {
 	audit   *audit.Writer
 	execs   *execution.Manager
 	mcp     *mcp.Registry
+	caps    *caprun.Service
 	log     *slog.Logger
 	stop    context.CancelFunc
 }
@@ -162,6 +165,15 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		ConnectTimeout: cfg.MCP.ConnectTimeout, CallTimeout: cfg.MCP.CallTimeout, IdleTimeout: cfg.MCP.IdleTimeout,
 		MaxResultBytes: cfg.MCP.MaxResultBytes, Logger: log.With("component", "mcp"),
 	})
+	registry := capreg.New(capreg.Options{Store: a.db, Client: egress.NewClient(pol), Logger: log.With("component", "a2s-registry")})
+	auditPolicy := policy.AuditPolicy(cfg.A2S.Audit)
+	capEngineOpts := engine.Options{Clock: clk, Cache: resultCache, Logger: log,
+		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations}}
+	nested := engine.New(capEngineOpts)
+	capEngineOpts.Checkpointer = store.Checkpointer{Store: a.db}
+	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry},
+		Env:     func(p *account.Principal) *op.Environment { return runner.Environment(execution.Account(p)) },
+		Durable: engine.New(capEngineOpts), Nested: nested, Audit: auditPolicy, Logger: log.With("component", "a2s")})
 	srv = New(Config{
 		MaxBodyBytes:      cfg.MaxBodyBytes,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
@@ -170,11 +182,14 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		Metrics:           cfg.Metrics.Enabled,
 		Session:           sessionConfig(cfg.Session, o.Session),
+		PublicRegistry:    cfg.A2S.PublicRegistry,
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
 		Limiter: lim, Audit: sink,
-		Tools: tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}, a.mcp.Provider()),
-		MCP:   a.mcp,
+		Tools:        tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}, a.mcp.Provider(), a.caps.Tools()),
+		MCP:          a.mcp,
+		Capabilities: a.caps,
+		Registry:     registry,
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err
@@ -194,6 +209,9 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.stop = cancel
 	if err := a.execs.Start(runCtx); err != nil {
+		return nil, err
+	}
+	if err := a.caps.Start(runCtx, accounts.Principal); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -18,7 +18,7 @@ import (
 // the dispatcher does.
 
 // pathParams names each path wildcard's parameter.
-var pathParams = map[string]string{"id": "id", "key_id": "key_id"}
+var pathParams = map[string]string{"id": "id", "key_id": "key_id", "path": "path"}
 
 // restHandler serves one route through the dispatcher.
 func (s *Server) restHandler(rt route) http.HandlerFunc {

@@ -68,6 +68,9 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/v1/a2s/runs/{id}", rpc: MethodCapabilityGet},
 	{method: http.MethodPost, pattern: "/api/v1/a2s/runs/{id}/cancel", rpc: MethodCapabilityCancel},
 	{method: http.MethodPost, pattern: "/api/v1/a2s/runs/{id}/decisions", rpc: "capability.decide"},
+	{method: http.MethodPost, pattern: "/api/v1/a2s/registry", rpc: MethodRegistryPublish, okStatus: http.StatusCreated},
+	{method: http.MethodGet, pattern: "/api/v1/a2s/registry", rpc: MethodRegistryList},
+	{method: http.MethodGet, pattern: "/api/v1/a2s/registry/{path...}", rpc: MethodRegistryGet},
 
 	{method: http.MethodPost, pattern: "/api/v1/admin/accounts", rpc: MethodAdminAccountsCreate, okStatus: http.StatusCreated},
 	{method: http.MethodGet, pattern: "/api/v1/admin/accounts", rpc: MethodAdminAccountsList},

@@ -37,6 +37,9 @@ type Config struct {
 	SSEHeartbeat      time.Duration // a comment line on idle SSE streams (default 15 s)
 	Metrics           bool          // serve /metrics (it is not authenticated)
 	Session           SessionConfig
+	// PublicRegistry lets anyone read the A2S registry (GET without a key),
+	// as remote registries are read by other servers.
+	PublicRegistry bool
 }
 
 func (c Config) withDefaults() Config {
@@ -79,6 +82,8 @@ type Services struct {
 	MCP MCPService
 	// Capabilities runs A2S capabilities; nil: not offered.
 	Capabilities CapabilityService
+	// Registry is the A2S capability registry; nil: not offered.
+	Registry CapabilityRegistry
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -149,6 +154,15 @@ func (s *Server) registerMethods() {
 		d.register(e2a.MethodCapabilityDecide, accessAccount, s.capabilityDecide)
 		d.register(MethodCapabilityGet, accessAccount, s.capabilityGet)
 		d.register(MethodCapabilityCancel, accessAccount, s.capabilityCancel)
+	}
+	if s.svc.Registry != nil {
+		read := accessAccount
+		if s.cfg.PublicRegistry {
+			read = accessPublic
+		}
+		d.register(MethodRegistryPublish, accessAdmin, s.registryPublish)
+		d.register(MethodRegistryList, read, s.registryList)
+		d.register(MethodRegistryGet, read, s.registryGet)
 	}
 	if s.svc.MCP != nil {
 		d.register(MethodMCPRegister, accessAccount, s.mcpRegister)
