@@ -16,7 +16,8 @@ import (
 
 // BenchmarkRoundTrip compares the local queue (SQLite) and the PostgreSQL
 // queue in one run: 32 goroutines each enqueue an item, lease one and ack it
-// (three durable writes per item). The figures are in docs/performance.md.
+// (three durable writes per item). The figures are in docs/storage.md
+// ("PostgreSQL").
 func BenchmarkRoundTrip(b *testing.B) {
 	backends := []struct {
 		name string

@@ -10,12 +10,14 @@
 // process's work is delivered again after its leases run out. Ack deletes the
 // row, so an acked item cannot come back.
 //
-// Wake-ups cross processes with LISTEN/NOTIFY: enqueue, nack and a shortened
-// lease notify the channel sluice_queue with the topic, inside the writing
-// transaction (PostgreSQL delivers on COMMIT). Each Queue keeps one listening
-// connection; while it is down (the database restarts, the connection is cut)
-// waiters poll every Options.Poll instead, so a notification lost meanwhile
-// delays work by at most Poll.
+// Wake-ups cross processes with LISTEN/NOTIFY: after an enqueue, a nack or a
+// shortened lease commits, the topic is notified on the channel sluice_queue
+// (from a connection of the queue's own, see notifier.go for why not inside
+// the write). Each Queue keeps one listening connection; while it is down
+// (the database restarts, the connection is cut) waiters poll every
+// Options.Poll instead. A notification that is lost (the sender died right
+// after its write) delays work by at most Options.MaxWait, which bounds every
+// wait.
 //
 // Times come from the injected clock of each process, as in the stores: the
 // machines' clocks should agree (NTP), since a skew between two machines
@@ -41,12 +43,11 @@ import (
 // Channel is the NOTIFY channel; the payload is the topic.
 const Channel = "sluice_queue"
 
-// MaxWait bounds one Wait while notifications arrive, so a consumer re-checks
-// even if a wake-up were ever missed.
-const MaxWait = time.Minute
-
-// DefaultPoll is Options.Poll's default.
-const DefaultPoll = time.Second
+// Defaults of Options.
+const (
+	DefaultPoll    = time.Second
+	DefaultMaxWait = 5 * time.Second
+)
 
 // Options configure New.
 type Options struct {
@@ -56,30 +57,37 @@ type Options struct {
 	Logger *slog.Logger
 	// Poll bounds a Wait while the listening connection is down; default 1 s.
 	Poll time.Duration
+	// MaxWait bounds a Wait while notifications arrive, so a consumer looks
+	// again even when a notification was lost; default 5 s.
+	MaxWait time.Duration
 }
 
 // Queue is the PostgreSQL queue.
 type Queue struct {
-	db    *postgres.DB
-	clock clock.Clock
-	log   *slog.Logger
-	poll  time.Duration
+	db      *postgres.DB
+	clock   clock.Clock
+	log     *slog.Logger
+	poll    time.Duration
+	maxWait time.Duration
 
 	mu        sync.Mutex
 	signals   map[string]chan struct{} // per topic, closed on a wake-up
 	listening bool
+	pending   map[string]bool // topics to notify
 	closed    bool
 	done      chan struct{}
 
-	stopListen context.CancelFunc
+	kick       chan struct{} // a topic is pending
+	stop       context.CancelFunc
 	listenDone chan struct{}
+	notifyDone chan struct{}
 }
 
 var _ queue.Queue = (*Queue)(nil)
 
 // New makes a queue on db (which must stay open while the queue is used) and
-// starts its listening connection in the background: New itself never
-// fails, and until the listener is up, waiters poll.
+// starts its listening and notifying connections in the background: New
+// itself never fails, and until the listener is up, waiters poll.
 func New(db *postgres.DB, o Options) *Queue {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
@@ -90,13 +98,17 @@ func New(db *postgres.DB, o Options) *Queue {
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll
 	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultMaxWait
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	q := &Queue{
-		db: db, clock: o.Clock, log: o.Logger, poll: o.Poll,
-		signals: map[string]chan struct{}{}, done: make(chan struct{}),
-		stopListen: cancel, listenDone: make(chan struct{}),
+		db: db, clock: o.Clock, log: o.Logger, poll: o.Poll, maxWait: o.MaxWait,
+		signals: map[string]chan struct{}{}, pending: map[string]bool{}, done: make(chan struct{}),
+		kick: make(chan struct{}, 1), stop: cancel, listenDone: make(chan struct{}), notifyDone: make(chan struct{}),
 	}
 	go q.listen(ctx)
+	go q.notify(ctx)
 	return q
 }
 
@@ -122,10 +134,8 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	}
 	var added bool
 	err := q.db.Write(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `WITH ins AS (
-				INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at) VALUES ($1, $2, $3, $4, $5)
-				ON CONFLICT (topic, id) DO NOTHING RETURNING topic)
-			SELECT pg_notify('`+Channel+`', topic) FROM ins`, m.Topic, m.ID, payload, now, visible)
+		tag, err := tx.Exec(ctx, `INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, payload, now, visible)
 		added = err == nil && tag.RowsAffected() == 1
 		return err
 	})
@@ -133,7 +143,7 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 		return false, postgres.WriteError("the queue item", err)
 	}
 	if added {
-		q.wake(m.Topic)
+		q.announce(m.Topic)
 	}
 	return added, nil
 }
@@ -208,13 +218,11 @@ func (q *Queue) Nack(ctx context.Context, it queue.Item, delay time.Duration) er
 		return err
 	}
 	visible := q.now().Add(delay)
-	if err := q.onLease(ctx, it, `WITH upd AS (
-			UPDATE queue_items SET owner = NULL, token = NULL, visible_at = $4
-			WHERE topic = $1 AND id = $2 AND token = $3 RETURNING topic)
-		SELECT pg_notify('`+Channel+`', topic) FROM upd`, visible); err != nil {
+	if err := q.onLease(ctx, it, `UPDATE queue_items SET owner = NULL, token = NULL, visible_at = $4
+		WHERE topic = $1 AND id = $2 AND token = $3`, visible); err != nil {
 		return err
 	}
-	q.wake(it.Topic)
+	q.announce(it.Topic)
 	return nil
 }
 
@@ -241,17 +249,13 @@ func (q *Queue) Extend(ctx context.Context, it queue.Item, d time.Duration) (que
 		if postgres.IsNoRows(err) {
 			return queue.LeaseLost(it)
 		}
-		if err != nil || !until.Before(was) {
-			return err
-		}
-		_, err = tx.Exec(ctx, `SELECT pg_notify('`+Channel+`', $1)`, it.Topic)
 		return err
 	})
 	if err != nil {
 		return it, postgres.WriteError("the queue's lease", err)
 	}
 	if until.Before(was) {
-		q.wake(it.Topic)
+		q.announce(it.Topic)
 	}
 	it.LeaseUntil = until
 	return it, nil
@@ -311,21 +315,13 @@ func (q *Queue) ReleaseOwner(ctx context.Context, owner string) (int64, error) {
 				topics = append(topics, t)
 			}
 		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, t := range topics {
-			if _, err := tx.Exec(ctx, `SELECT pg_notify('`+Channel+`', $1)`, t); err != nil {
-				return err
-			}
-		}
-		return nil
+		return rows.Err()
 	})
 	if err != nil {
 		return 0, postgres.WriteError("the queue's leases", err)
 	}
 	for _, t := range topics {
-		q.wake(t)
+		q.announce(t)
 	}
 	return n, nil
 }
@@ -345,7 +341,7 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 		sig = make(chan struct{})
 		q.signals[topic] = sig
 	}
-	wait := MaxWait
+	wait := q.maxWait
 	if !q.listening {
 		wait = q.poll
 	}
@@ -408,8 +404,9 @@ func (q *Queue) Close() error {
 		close(q.done)
 	}
 	q.mu.Unlock()
-	q.stopListen()
+	q.stop()
 	<-q.listenDone
+	<-q.notifyDone
 	return nil
 }
 

@@ -51,14 +51,14 @@ func listening(t *testing.T, q *pgqueue.Queue) {
 }
 
 // waitWoken runs q.Wait on an empty topic while enqueue runs elsewhere and
-// fails unless the wait ends before MaxWait: with polling set to an hour
-// only a notification can end it. (The bound is generous; nothing here
+// fails unless the wait ends within 30 s: with Poll and MaxWait set to an
+// hour only a notification can end it. (The bound is generous; nothing here
 // measures how fast.)
 func waitWoken(t *testing.T, q *pgqueue.Queue, topic string, enqueue func()) {
 	t.Helper()
 	woke := make(chan error, 1)
 	go func() {
-		c, cancel := context.WithTimeout(ctx, pgqueue.MaxWait/2)
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		woke <- q.Wait(c, topic)
 	}()
@@ -74,9 +74,9 @@ func waitWoken(t *testing.T, q *pgqueue.Queue, topic string, enqueue func()) {
 // by one of them only.
 func TestWakeUpAcrossProcesses(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	a := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	a := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour, MaxWait: time.Hour})
 	defer a.Close()
-	b := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	b := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour, MaxWait: time.Hour})
 	defer b.Close()
 	listening(t, a)
 	listening(t, b)
@@ -107,9 +107,9 @@ func TestWakeUpAcrossProcesses(t *testing.T) {
 // again, the queue listens again by itself, and wake-ups work as before.
 func TestListenerReconnects(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	a := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	a := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour, MaxWait: time.Hour})
 	defer a.Close()
-	b := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour})
+	b := pgqueue.New(openDB(t, dsn), pgqueue.Options{Poll: time.Hour, MaxWait: time.Hour})
 	defer b.Close()
 	listening(t, a)
 	listening(t, b)
@@ -338,4 +338,37 @@ func ids(items []queue.Item) string {
 		s = append(s, it.ID)
 	}
 	return strings.Join(s, ",")
+}
+
+// An item whose notification was lost (here: written without one, as by a
+// process that died right after its COMMIT) is found within MaxWait.
+func TestLostNotificationBoundedByMaxWait(t *testing.T) {
+	db := openDB(t, pgtest.NewDatabase(t))
+	q := pgqueue.New(db, pgqueue.Options{Poll: time.Hour, MaxWait: 100 * time.Millisecond})
+	defer q.Close()
+	listening(t, q)
+	found := make(chan error, 1)
+	go func() {
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		for {
+			items, err := q.Lease(c, "quiet", "w", 1, time.Minute)
+			if err != nil || len(items) > 0 {
+				found <- err
+				return
+			}
+			if err := q.Wait(c, "quiet"); err != nil {
+				found <- err
+				return
+			}
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at)
+		VALUES ('quiet', 'x', '', now(), now())`); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-found; err != nil {
+		t.Fatalf("an item without a notification was not found: %v", err)
+	}
 }
