@@ -231,10 +231,18 @@ func remoteRefusal(where string, resp *http.Response) error {
 	if resp.StatusCode == http.StatusNotFound {
 		kind = fault.NotFound
 	}
+	var fe *fault.Error
 	if msg == "" {
-		return fault.New(kind, "%s answered HTTP %d", where, resp.StatusCode)
+		fe = fault.New(kind, "%s answered HTTP %d", where, resp.StatusCode)
+	} else {
+		fe = fault.New(kind, "%s answered HTTP %d: %s", where, resp.StatusCode, msg)
 	}
-	return fault.New(kind, "%s answered HTTP %d: %s", where, resp.StatusCode, msg)
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		// Dependencies are read without a key; a sluice server answers them
+		// only with a2s.public_registry on.
+		fe.WithSuggestions("The remote registry must allow public reads (a2s.public_registry: true on a sluice server)")
+	}
+	return fe
 }
 
 // DecodeEntry reads a registry answer: one Entry with a document. It checks

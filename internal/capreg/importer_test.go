@@ -272,9 +272,17 @@ func TestImporterRemoteRefusals(t *testing.T) {
 		{"too large", func(w http.ResponseWriter) { w.Write(bytes.Repeat([]byte(" "), 7<<20)) }, fault.Upstream},
 		{"server error", func(w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) }, fault.Upstream},
 		{"not found", func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotFound) }, fault.NotFound},
+		{"key required", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"error":{"type":"PermissionError","message":"an API key is required\nsecond line"}}`))
+		}, fault.Upstream},
 	} {
 		rr.set(nil, func(w http.ResponseWriter) bool { tc.raw(w); return true })
-		wantKind(t, imp(weather), tc.kind, tc.name)
+		fe := wantKind(t, imp(weather), tc.kind, tc.name)
+		if tc.name == "key required" && (!strings.Contains(fe.Message, "an API key is required second line") ||
+			len(fe.Suggestions) == 0 || !strings.Contains(fe.Suggestions[0], "public_registry")) {
+			t.Errorf("a remote that wants a key: %s %v", fe.Message, fe.Suggestions)
+		}
 	}
 	rr.set(nil, nil)
 

@@ -87,20 +87,22 @@ JSON. Exit 0 when published, 1 when the server refused, 2 on invalid input.`,
 }
 
 // withoutDocument drops the document from the server's answer, whether it is
-// the entry itself or an object holding it under "entry"; an answer of
-// another shape is printed as it is.
+// the entry itself or an object holding it ({"capability": {...},
+// "warnings": [...]}); an answer of another shape is printed as it is.
 func withoutDocument(answer json.RawMessage) any {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(answer, &m) != nil {
 		return answer
 	}
 	delete(m, "document")
-	if inner, ok := m["entry"]; ok {
+	for k, inner := range m {
 		var e map[string]json.RawMessage
 		if json.Unmarshal(inner, &e) == nil {
-			delete(e, "document")
-			b, _ := json.Marshal(e)
-			m["entry"] = b
+			if _, ok := e["document"]; ok {
+				delete(e, "document")
+				b, _ := json.Marshal(e)
+				m[k] = b
+			}
 		}
 	}
 	return m

@@ -189,13 +189,14 @@ func TestCapPublish(t *testing.T) {
 		t.Error("the admin key was printed")
 	}
 
-	// The default namespace; an answer that wraps the entry loses its
-	// document too.
+	// The default namespace; an answer that wraps the entry (as the gateway
+	// does, with the lint warnings) loses its document too.
 	f.setAnswer(func(req capreg.PublishRequest) any {
-		return map[string]any{"entry": entryAnswer(req), "created": true}
+		return map[string]any{"capability": entryAnswer(req), "warnings": []string{"hello.yaml:1:1: warning: A2S014 x"}}
 	})
 	code, out, errOut = runPublish(t, file)
-	if code != ExitOK || f.last().Namespace != "default" || strings.Contains(out, `"document"`) || !strings.Contains(out, `"created": true`) {
+	if code != ExitOK || f.last().Namespace != "default" || strings.Contains(out, `"document"`) || !strings.Contains(out, `"warnings": [`) ||
+		!strings.Contains(out, `"version": "1.2.0"`) {
 		t.Fatalf("default namespace: %d %q %s %s", code, f.last().Namespace, out, errOut)
 	}
 }
