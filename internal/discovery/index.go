@@ -16,6 +16,7 @@ type Index struct {
 	opts    Options
 	weights [numFields]float64
 	stem    func(string) string
+	syn     synonymTable
 
 	mu  sync.Mutex // serializes writers
 	cur atomic.Pointer[snapshot]
@@ -65,6 +66,9 @@ func NewIndex(o Options) (*Index, error) {
 	}
 	stem, _ := stemmerByName(o.Stemmer)
 	ix := &Index{opts: o, weights: o.Weights.array(), stem: stem}
+	if o.SynonymWeight > 0 {
+		ix.syn = buildSynonyms(o.Synonyms, stem)
+	}
 	ix.cur.Store(&snapshot{segs: map[segKey]*segment{}})
 	return ix, nil
 }

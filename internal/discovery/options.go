@@ -24,16 +24,23 @@ type Options struct {
 	// Stemmer is "porter" (default), "light" (plurals, -ed, -ing only) or
 	// "none".
 	Stemmer string
+	// Synonyms are groups of words searched for each other (query time);
+	// nil for none. DefaultOptions sets DefaultSynonyms.
+	Synonyms [][]string `json:"-"`
+	// SynonymWeight scales a synonym's score against the word's own (0..1).
+	SynonymWeight float64
 }
 
 // DefaultOptions are the ranking parameters chosen on the training split
 // of the shipped dataset (docs/discovery.md).
 func DefaultOptions() Options {
 	return Options{
-		K1:      1.2,
-		B:       0.75,
-		Weights: Weights{Name: 3, Summary: 2, Description: 1, Parameters: 0.5, Tags: 1.5, Path: 1},
-		Stemmer: "porter",
+		K1:            1.2,
+		B:             0.75,
+		Weights:       Weights{Name: 3, Summary: 2, Description: 1, Parameters: 0.5, Tags: 1.5, Path: 1},
+		Stemmer:       "porter",
+		Synonyms:      DefaultSynonyms,
+		SynonymWeight: 0.5,
 	}
 }
 
@@ -53,6 +60,9 @@ func (o *Options) check() error {
 	}
 	if sum == 0 {
 		return fmt.Errorf("discovery options: every field weight is 0")
+	}
+	if !(o.SynonymWeight >= 0 && o.SynonymWeight <= 1) {
+		return fmt.Errorf("discovery options: synonym weight must be between 0 and 1, got %v", o.SynonymWeight)
 	}
 	if _, ok := stemmerByName(o.Stemmer); !ok {
 		return fmt.Errorf("discovery options: unknown stemmer %q (porter, light or none)", o.Stemmer)

@@ -29,7 +29,7 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 	if len(q.Terms) == 0 {
 		return s.list(q, filter, k)
 	}
-	terms := s.termStats(q.Terms)
+	terms := s.termStats(ix.expand(q.Terms))
 	if len(terms) == 0 {
 		return nil
 	}
@@ -49,7 +49,7 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 		acc.reset(len(seg.docs))
 		for _, t := range terms {
 			for _, p := range seg.postings[t.term] {
-				acc.add(p.doc, t.idf*ix.termScore(&p.tf, &seg.lens[p.doc], &avg))
+				acc.add(p.doc, t.weight*t.idf*ix.termScore(&p.tf, &seg.lens[p.doc], &avg))
 			}
 		}
 		for _, i := range acc.touched {
@@ -88,25 +88,46 @@ func (ix *Index) termScore(tf, lens *tfield, avg *[numFields]float64) float64 {
 }
 
 type termStat struct {
-	term string
-	idf  float64
+	term   string
+	weight float64 // 1 for a query word, SynonymWeight for a synonym
+	idf    float64
 }
 
-// termStats returns the query terms that occur somewhere, with their
-// inverse document frequency over the whole index (Lucene's BM25 idf,
-// always positive).
-func (s *snapshot) termStats(terms []string) []termStat {
-	var out []termStat
+// expand returns the query terms with weight 1 and their synonyms that are
+// not query terms themselves with the synonym weight.
+func (ix *Index) expand(terms []string) []termStat {
+	out := make([]termStat, 0, len(terms))
+	for _, t := range terms {
+		out = append(out, termStat{term: t, weight: 1})
+	}
+	if ix.syn == nil {
+		return out
+	}
+	for _, t := range terms {
+		for _, s := range ix.syn[t] {
+			if !slices.ContainsFunc(out, func(x termStat) bool { return x.term == s }) {
+				out = append(out, termStat{term: s, weight: ix.opts.SynonymWeight})
+			}
+		}
+	}
+	return out
+}
+
+// termStats keeps the terms that occur somewhere, with their inverse
+// document frequency over the whole index (Lucene's BM25 idf, always
+// positive).
+func (s *snapshot) termStats(terms []termStat) []termStat {
+	out := terms[:0]
 	for _, t := range terms {
 		df := 0
 		for _, seg := range s.sorted {
-			df += len(seg.postings[t])
+			df += len(seg.postings[t.term])
 		}
 		if df == 0 {
 			continue
 		}
-		idf := math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
-		out = append(out, termStat{t, idf})
+		t.idf = math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
+		out = append(out, t)
 	}
 	return out
 }
