@@ -17,14 +17,14 @@ import (
 
 // capCommands builds the subcommands of `sluice cap`, in the order shown.
 var capCommands = []func(Stdio) *cobra.Command{
-	newCapLintCmd, newCapChecksumCmd, newCapSchemaCmd, newCapRunCmd, newCapTestCmd, newCapDecideCmd,
+	newCapLintCmd, newCapChecksumCmd, newCapSchemaCmd, newCapRunCmd, newCapTestCmd, newCapDecideCmd, newCapPublishCmd,
 }
 
 // newCapCmd groups the A2S capability commands.
 func newCapCmd(io Stdio) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cap",
-		Short: "Work with A2S capability documents (lint, checksum, schema, run, test, decide)",
+		Short: "Work with A2S capability documents (lint, checksum, schema, run, test, decide, publish)",
 		Long: `Commands for A2S capability documents (docs/protocols/a2s.md): lint them,
 compute and verify their checksum, print their JSON Schema, run them and run
 their examples as tests.`,
