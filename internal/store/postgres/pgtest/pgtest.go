@@ -3,8 +3,8 @@
 // databases, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable);
 // tests that need it skip when it is unset. Each database has a random name
 // and is dropped when the test ends, so parallel packages and repeated runs
-// never meet; databases left by a run that was killed are dropped a day
-// later by the next run.
+// never meet; databases left by a run that was killed are dropped two
+// hours later by the next run.
 package pgtest
 
 import (
@@ -30,8 +30,9 @@ const Env = "SLUICE_TEST_POSTGRES"
 const prefix = "sluice_test_"
 
 // staleAfter is the age past which a throwaway database is taken for a
-// leftover of a killed run.
-const staleAfter = 24 * time.Hour
+// leftover of a run that was killed (fuzzing workers are, when fuzzing
+// ends): far longer than any test run.
+const staleAfter = 2 * time.Hour
 
 // AdminDSN returns the server's connection string, or skips t when none is
 // set.
