@@ -10,8 +10,14 @@ import (
 
 // Index is a concurrency-safe search index. Searches read an immutable
 // snapshot (one atomic load, never blocked); writers are serialized and
-// publish a new snapshot in which only the segments they touched were
-// rebuilt. A segment holds the entries of one (kind, source).
+// publish a new snapshot.
+//
+// The snapshot is a short list of immutable segments, as in Lucene: a write
+// marks the old versions of the entries it touches deleted (a copy-on-write
+// bitset of their segment) and adds the new versions as a small new segment;
+// segments of similar sizes are merged and segments with many deletions
+// rebuilt, from already analyzed docs, so that a search visits a few
+// segments (about log2 of the entries) whatever the history of writes.
 type Index struct {
 	opts    Options
 	weights [numFields]float64
@@ -22,6 +28,10 @@ type Index struct {
 	cur atomic.Pointer[snapshot]
 }
 
+// maxSegments bounds the segments a search visits (the merge rule alone
+// keeps about log2(entries) of them).
+const maxSegments = 24
+
 type segKey struct {
 	kind   Kind
 	source string
@@ -29,11 +39,11 @@ type segKey struct {
 
 // segment is an immutable inverted index of some docs.
 type segment struct {
-	key      segKey
 	docs     []*doc
 	lens     []tfield // lens[i] == docs[i].lens, dense for the scoring loop
 	postings map[string][]posting
-	byID     map[string]int32
+	byKey    map[Key]int32
+	bySource map[segKey][]int32
 	totLen   [numFields]int64
 }
 
@@ -42,12 +52,27 @@ type posting struct {
 	tf  tfield
 }
 
+// segState is a segment as one snapshot sees it: which of its docs are
+// deleted. Bitsets are copied before a change, never changed in place.
+type segState struct {
+	seg     *segment
+	deleted []uint64 // nil when none is
+	ndel    int
+	delLen  [numFields]int64
+}
+
+func (st *segState) isDeleted(i int32) bool {
+	return st.deleted != nil && st.deleted[i>>6]&(1<<(uint(i)&63)) != 0
+}
+
+func (st *segState) live() int { return len(st.seg.docs) - st.ndel }
+
 // snapshot is one immutable state of the index.
 type snapshot struct {
-	segs   map[segKey]*segment
-	sorted []*segment // by kind, then source
-	n      int
-	totLen [numFields]int64
+	segs   []segState
+	n      int              // live docs
+	total  int              // docs including deleted ones (idf counts them, as df does)
+	totLen [numFields]int64 // of live docs
 }
 
 // New returns an empty index with DefaultOptions.
@@ -69,7 +94,7 @@ func NewIndex(o Options) (*Index, error) {
 	if o.SynonymWeight > 0 {
 		ix.syn = buildSynonyms(o.Synonyms, stem)
 	}
-	ix.cur.Store(&snapshot{segs: map[segKey]*segment{}})
+	ix.cur.Store(&snapshot{})
 	return ix, nil
 }
 
@@ -82,12 +107,10 @@ func (ix *Index) Len() int { return ix.cur.Load().n }
 // Get returns the entry with key k.
 func (ix *Index) Get(k Key) (Entry, bool) {
 	s := ix.cur.Load()
-	for _, seg := range s.sorted {
-		if seg.key.kind != k.Kind {
-			continue
-		}
-		if i, ok := seg.byID[k.ID]; ok {
-			return seg.docs[i].e, true
+	for i := range s.segs {
+		st := &s.segs[i]
+		if d, ok := st.seg.byKey[k]; ok && !st.isDeleted(d) {
+			return st.seg.docs[d].e, true
 		}
 	}
 	return Entry{}, false
@@ -96,16 +119,32 @@ func (ix *Index) Get(k Key) (Entry, bool) {
 // Entries returns every entry the filter lets through, ordered by kind,
 // source and id: the answer to "what can I use" without a query.
 func (ix *Index) Entries(filter Filter) []Entry {
-	s := ix.cur.Load()
 	var out []Entry
-	for _, seg := range s.sorted {
-		for _, d := range seg.docs {
-			if filter == nil || filter(d.e) {
-				out = append(out, d.e)
-			}
+	for _, d := range ix.cur.Load().sortedDocs() {
+		if filter == nil || filter(d.e) {
+			out = append(out, d.e)
 		}
 	}
 	return out
+}
+
+// sortedDocs returns the live docs by kind, source and id.
+func (s *snapshot) sortedDocs() []*doc {
+	out := make([]*doc, 0, s.n)
+	for i := range s.segs {
+		st := &s.segs[i]
+		for j, d := range st.seg.docs {
+			if !st.isDeleted(int32(j)) {
+				out = append(out, d)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *doc) int { return compareEntries(&a.e, &b.e) })
+	return out
+}
+
+func compareEntries(a, b *Entry) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Source, b.Source), cmp.Compare(a.ID, b.ID))
 }
 
 // Upsert adds entries or replaces the entries with the same (kind, id),
@@ -116,38 +155,14 @@ func (ix *Index) Upsert(entries ...Entry) error {
 	if err != nil {
 		return err
 	}
-	ix.apply(docs, nil)
+	ix.apply(docs, nil, nil)
 	return nil
 }
 
 // Remove deletes the entries with the given keys and returns how many
 // there were.
 func (ix *Index) Remove(keys ...Key) int {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	s := ix.cur.Load()
-	drop := map[segKey]map[string]bool{}
-	n := 0
-	for _, k := range keys {
-		for _, seg := range s.sorted {
-			if seg.key.kind != k.Kind {
-				continue
-			}
-			if _, ok := seg.byID[k.ID]; ok {
-				if drop[seg.key] == nil {
-					drop[seg.key] = map[string]bool{}
-				}
-				if !drop[seg.key][k.ID] {
-					drop[seg.key][k.ID] = true
-					n++
-				}
-			}
-		}
-	}
-	if n > 0 {
-		ix.publish(s, ix.rebuild(s, nil, drop, nil))
-	}
-	return n
+	return ix.apply(nil, nil, keys)
 }
 
 // Replace makes entries the whole content of (kind, source): entries of it
@@ -175,127 +190,151 @@ func (ix *Index) Replace(kind Kind, source string, entries []Entry) error {
 	if err != nil {
 		return err
 	}
-	ix.apply(docs, &segKey{kind, source})
+	ix.apply(docs, &segKey{kind, source}, nil)
 	return nil
 }
 
 // analyzeAll validates and analyzes entries outside the writer lock.
 func (ix *Index) analyzeAll(entries []Entry) ([]*doc, error) {
 	docs := make([]*doc, len(entries))
+	stem := ix.stem
+	if stem != nil && len(entries) > 1 {
+		stem = memoStem(stem) // a batch repeats its words: stem each once
+	}
 	for i := range entries {
 		if err := entries[i].validate(); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i, err)
 		}
-		docs[i] = analyze(entries[i], ix.stem)
+		docs[i] = analyze(entries[i], stem)
 	}
 	return docs, nil
 }
 
-// apply upserts docs; when whole is set, that segment's old content is
-// dropped first (Replace).
-func (ix *Index) apply(docs []*doc, whole *segKey) {
+// apply publishes a snapshot where the live docs of (kind, source) whole
+// (when set), of the keys in remove and of the keys of docs are deleted, and
+// docs are added (a later doc with the same key wins). It returns how many
+// live docs were deleted.
+func (ix *Index) apply(docs []*doc, whole *segKey, remove []Key) int {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	s := ix.cur.Load()
-	// Later duplicates win, as if applied one by one.
-	last := map[Key]int{}
+	old := ix.cur.Load()
+	segs := slices.Clone(old.segs)
+	copied := make([]bool, len(segs))
+	deleted := 0
+	del := func(si int, d int32) {
+		st := &segs[si]
+		if st.isDeleted(d) {
+			return
+		}
+		if !copied[si] {
+			bits := make([]uint64, (len(st.seg.docs)+63)/64)
+			copy(bits, st.deleted)
+			st.deleted, copied[si] = bits, true
+		}
+		st.deleted[d>>6] |= 1 << (uint(d) & 63)
+		st.ndel++
+		for f := range numFields {
+			st.delLen[f] += int64(st.seg.lens[d][f])
+		}
+		deleted++
+	}
+	delKey := func(k Key) {
+		for si := range segs {
+			if d, ok := segs[si].seg.byKey[k]; ok {
+				del(si, d)
+			}
+		}
+	}
+	if whole != nil {
+		for si := range segs {
+			for _, d := range segs[si].seg.bySource[*whole] {
+				del(si, d)
+			}
+		}
+	}
+	for _, k := range remove {
+		delKey(k)
+	}
+	last := make(map[Key]int, len(docs))
 	for i, d := range docs {
 		last[d.e.Key()] = i
 	}
-	add := map[segKey][]*doc{}
-	drop := map[segKey]map[string]bool{}
+	var add []*doc
 	for i, d := range docs {
-		k := d.e.Key()
-		if last[k] != i {
-			continue
-		}
-		sk := segKey{d.e.Kind, d.e.Source}
-		add[sk] = append(add[sk], d)
-		for _, seg := range s.sorted { // the old version, wherever it lives
-			if seg.key.kind == k.Kind {
-				if _, ok := seg.byID[k.ID]; ok {
-					if drop[seg.key] == nil {
-						drop[seg.key] = map[string]bool{}
-					}
-					drop[seg.key][k.ID] = true
-				}
-			}
+		if last[d.e.Key()] == i {
+			delKey(d.e.Key())
+			add = append(add, d)
 		}
 	}
-	ix.publish(s, ix.rebuild(s, add, drop, whole))
+	if len(add) > 0 {
+		segs = append(segs, segState{seg: buildSegment(add)})
+	}
+	ix.cur.Store(newSnapshot(compact(segs)))
+	return deleted
 }
 
-// rebuild returns the segments that change: each touched segment rebuilt
-// from its kept docs plus the added ones (nil when it ends up empty).
-func (ix *Index) rebuild(s *snapshot, add map[segKey][]*doc, drop map[segKey]map[string]bool, whole *segKey) map[segKey]*segment {
-	touched := map[segKey]bool{}
-	for k := range add {
-		touched[k] = true
-	}
-	for k := range drop {
-		touched[k] = true
-	}
-	if whole != nil {
-		touched[*whole] = true
-	}
-	out := map[segKey]*segment{}
-	for k := range touched {
-		var docs []*doc
-		if old := s.segs[k]; old != nil && (whole == nil || *whole != k) {
-			for _, d := range old.docs {
-				if !drop[k][d.e.ID] {
-					docs = append(docs, d)
-				}
-			}
+// compact drops empty segments, rebuilds segments of which more than a third
+// is deleted, and merges segments of similar sizes: ordered by size, the
+// smallest is merged into the next while it is at least half its size. So
+// sizes fall geometrically (about log2(n) segments), and each doc takes part
+// in O(log n) merges over its life, as in a log-structured merge tree.
+// Rebuilding and merging cost only postings: docs are not analyzed again.
+func compact(segs []segState) []segState {
+	out := segs[:0]
+	for _, st := range segs {
+		switch {
+		case st.live() == 0:
+		case st.ndel*3 > len(st.seg.docs):
+			out = append(out, segState{seg: buildSegment(liveDocs(&st))})
+		default:
+			out = append(out, st)
 		}
-		docs = append(docs, add[k]...)
-		if len(docs) == 0 {
-			out[k] = nil
-			continue
-		}
-		out[k] = buildSegment(k, docs)
+	}
+	slices.SortStableFunc(out, func(a, b segState) int { return cmp.Compare(b.live(), a.live()) })
+	for n := len(out); n >= 2 && (out[n-1].live()*2 >= out[n-2].live() || n > maxSegments); n = len(out) {
+		merged := append(liveDocs(&out[n-2]), liveDocs(&out[n-1])...)
+		out = append(out[:n-2], segState{seg: buildSegment(merged)})
+		slices.SortStableFunc(out, func(a, b segState) int { return cmp.Compare(b.live(), a.live()) })
 	}
 	return out
 }
 
-// publish stores a snapshot with the changed segments.
-func (ix *Index) publish(s *snapshot, changed map[segKey]*segment) {
-	ns := &snapshot{segs: make(map[segKey]*segment, len(s.segs)+len(changed))}
-	for k, seg := range s.segs {
-		ns.segs[k] = seg
-	}
-	for k, seg := range changed {
-		if seg == nil {
-			delete(ns.segs, k)
-		} else {
-			ns.segs[k] = seg
+func liveDocs(st *segState) []*doc {
+	out := make([]*doc, 0, st.live())
+	for i, d := range st.seg.docs {
+		if !st.isDeleted(int32(i)) {
+			out = append(out, d)
 		}
 	}
-	for _, seg := range ns.segs {
-		ns.sorted = append(ns.sorted, seg)
-		ns.n += len(seg.docs)
-		for f := range numFields {
-			ns.totLen[f] += seg.totLen[f]
-		}
-	}
-	slices.SortFunc(ns.sorted, func(a, b *segment) int {
-		return cmp.Or(cmp.Compare(a.key.kind, b.key.kind), cmp.Compare(a.key.source, b.key.source))
-	})
-	ix.cur.Store(ns)
+	return out
 }
 
-// buildSegment indexes docs, ordered by id.
-func buildSegment(k segKey, docs []*doc) *segment {
-	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(a.e.ID, b.e.ID) })
+func newSnapshot(segs []segState) *snapshot {
+	s := &snapshot{segs: segs}
+	for i := range segs {
+		st := &segs[i]
+		s.n += st.live()
+		s.total += len(st.seg.docs)
+		for f := range numFields {
+			s.totLen[f] += st.seg.totLen[f] - st.delLen[f]
+		}
+	}
+	return s
+}
+
+// buildSegment indexes docs (keys are unique among them).
+func buildSegment(docs []*doc) *segment {
 	seg := &segment{
-		key:      k,
 		docs:     docs,
 		lens:     make([]tfield, len(docs)),
 		postings: map[string][]posting{},
-		byID:     make(map[string]int32, len(docs)),
+		byKey:    make(map[Key]int32, len(docs)),
+		bySource: map[segKey][]int32{},
 	}
 	for i, d := range docs {
-		seg.byID[d.e.ID] = int32(i)
+		seg.byKey[d.e.Key()] = int32(i)
+		sk := segKey{d.e.Kind, d.e.Source}
+		seg.bySource[sk] = append(seg.bySource[sk], int32(i))
 		seg.lens[i] = d.lens
 		for f := range numFields {
 			seg.totLen[f] += int64(d.lens[f])
@@ -305,4 +344,20 @@ func buildSegment(k segKey, docs []*doc) *segment {
 		}
 	}
 	return seg
+}
+
+// memoStem caches stem for one batch, up to a bound.
+func memoStem(stem func(string) string) func(string) string {
+	const maxWords = 1 << 16
+	cache := map[string]string{}
+	return func(w string) string {
+		if s, ok := cache[w]; ok {
+			return s
+		}
+		s := stem(w)
+		if len(cache) < maxWords {
+			cache[w] = s
+		}
+		return s
+	}
 }

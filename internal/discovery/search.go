@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -42,10 +41,9 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 	top := topK{k: k}
 	acc := accPool.Get().(*accumulator)
 	defer accPool.Put(acc)
-	for _, seg := range s.sorted {
-		if !q.segmentAllowed(seg.key) {
-			continue
-		}
+	for si := range s.segs {
+		st := &s.segs[si]
+		seg := st.seg
 		acc.reset(len(seg.docs))
 		for _, t := range terms {
 			for _, p := range seg.postings[t.term] {
@@ -53,6 +51,9 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 			}
 		}
 		for _, i := range acc.touched {
+			if st.isDeleted(i) {
+				continue
+			}
 			d := seg.docs[i]
 			if top.full() && !top.better(acc.score[i], d) {
 				continue // cheap test first: most candidates cannot enter
@@ -120,13 +121,13 @@ func (s *snapshot) termStats(terms []termStat) []termStat {
 	out := terms[:0]
 	for _, t := range terms {
 		df := 0
-		for _, seg := range s.sorted {
-			df += len(seg.postings[t.term])
+		for i := range s.segs {
+			df += len(s.segs[i].seg.postings[t.term])
 		}
 		if df == 0 {
 			continue
 		}
-		t.idf = math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
+		t.idf = math.Log(1 + (float64(s.total)-float64(df)+0.5)/(float64(df)+0.5))
 		out = append(out, t)
 	}
 	return out
@@ -135,28 +136,22 @@ func (s *snapshot) termStats(terms []termStat) []termStat {
 // list answers a query without search terms.
 func (s *snapshot) list(q Query, filter Filter, k int) []Hit {
 	var out []Hit
-	for _, seg := range s.sorted {
-		if !q.segmentAllowed(seg.key) {
-			continue
+	for _, d := range s.sortedDocs() {
+		if len(out) == k {
+			break
 		}
-		for _, d := range seg.docs {
-			if len(out) == k {
-				return out
-			}
-			if q.docAllowed(d) && (filter == nil || filter(d.e)) {
-				out = append(out, Hit{Entry: d.e})
-			}
+		if q.docAllowed(d) && (filter == nil || filter(d.e)) {
+			out = append(out, Hit{Entry: d.e})
 		}
 	}
 	return out
 }
 
-func (q *Query) segmentAllowed(k segKey) bool {
-	return (len(q.Kinds) == 0 || slices.Contains(q.Kinds, k.kind)) &&
-		(len(q.Sources) == 0 || slices.Contains(q.Sources, k.source))
-}
-
 func (q *Query) docAllowed(d *doc) bool {
+	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, d.e.Kind) ||
+		len(q.Sources) > 0 && !slices.Contains(q.Sources, d.e.Source) {
+		return false
+	}
 	for _, t := range q.Exclude {
 		if d.has(t) {
 			return false
@@ -214,7 +209,7 @@ func less(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return cmp.Or(cmp.Compare(a.d.e.Kind, b.d.e.Kind), cmp.Compare(a.d.e.Source, b.d.e.Source), cmp.Compare(a.d.e.ID, b.d.e.ID)) < 0
+	return compareEntries(&a.d.e, &b.d.e) < 0
 }
 
 // topK keeps the k best results in a min-heap (the worst at the root).
