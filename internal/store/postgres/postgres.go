@@ -81,6 +81,7 @@ type DB struct {
 	closed    atomic.Bool
 	closeOnce sync.Once
 	lastReset atomic.Int64 // unix nanoseconds of the last pool reset
+	lastLoss  atomic.Int64 // unix nanoseconds of the last connection found dead
 }
 
 var _ store.Store = (*DB)(nil)
@@ -116,6 +117,13 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	cfg.ConnConfig.ConnectTimeout = o.ConnectTimeout
 	// A connection whose peer vanished without a word must not hang a call.
 	cfg.PingTimeout = o.ConnectTimeout
+	db := &DB{log: o.Logger, clock: o.Clock}
+	// pgxpool pings a connection that sat idle for a second before handing
+	// it out; for a while after a connection was found dead, it pings every
+	// one, so a retry gets a live connection rather than the next dead one.
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+		return p.IdleDuration >= time.Second || time.Now().UnixNano()-db.lastLoss.Load() < int64(suspectFor)
+	}
 	if cfg.ConnConfig.RuntimeParams == nil {
 		cfg.ConnConfig.RuntimeParams = map[string]string{}
 	}
@@ -126,7 +134,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, connectErr(ctx, cfg.ConnConfig, err)
 	}
-	db := &DB{log: o.Logger, clock: o.Clock, pool: pool}
+	db.pool = pool
 	if err := db.start(ctx, cfg.ConnConfig); err != nil {
 		pool.Close()
 		return nil, err

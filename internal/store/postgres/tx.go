@@ -28,6 +28,9 @@ const (
 	commitTimeout = 30 * time.Second
 	// resetEvery rate-limits pool resets after lost connections.
 	resetEvery = time.Second
+	// suspectFor is how long after a lost connection the pool pings every
+	// connection before handing it out.
+	suspectFor = 5 * time.Second
 )
 
 // Write runs fn in a transaction on a pooled connection and returns nil
@@ -121,9 +124,13 @@ func (db *DB) attempt(ctx context.Context, try func(c *pgxpool.Conn) (retryable 
 
 // connLost closes the pool's connections after one was found dead: when the
 // server ended one (a restart, pg_terminate_backend) it usually ended all, and
-// the next call should dial rather than find another dead one.
+// the next call should dial rather than find another dead one. Connections
+// in use during the reset are closed when they come back; for a few seconds
+// every connection is pinged before use (see Open), which covers the ones a
+// rate-limited reset left.
 func (db *DB) connLost(err error) {
 	now := time.Now().UnixNano()
+	db.lastLoss.Store(now)
 	last := db.lastReset.Load()
 	if now-last < int64(resetEvery) || !db.lastReset.CompareAndSwap(last, now) {
 		return
