@@ -28,6 +28,11 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 	if len(q.Terms) == 0 {
 		return s.list(q, filter, k)
 	}
+	return toHits(ix.rank(s, q, filter, k))
+}
+
+// rank returns the k best docs of s for the search terms of q, best first.
+func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
 	terms := s.termStats(ix.expand(q.Terms))
 	if len(terms) == 0 {
 		return nil
@@ -64,7 +69,7 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 			top.push(scored{d, acc.score[i]})
 		}
 	}
-	return top.hits()
+	return top.sorted()
 }
 
 // termScore is the BM25F saturation of one term in one doc: field
@@ -256,8 +261,14 @@ func (t *topK) push(x scored) {
 	}
 }
 
-func (t *topK) hits() []Hit {
-	slices.SortFunc(t.heap, func(a, b scored) int {
+// sorted returns the kept results, best first.
+func (t *topK) sorted() []scored {
+	sortScored(t.heap)
+	return t.heap
+}
+
+func sortScored(xs []scored) {
+	slices.SortFunc(xs, func(a, b scored) int {
 		if less(a, b) {
 			return -1
 		}
@@ -266,8 +277,11 @@ func (t *topK) hits() []Hit {
 		}
 		return 0
 	})
-	out := make([]Hit, len(t.heap))
-	for i, x := range t.heap {
+}
+
+func toHits(xs []scored) []Hit {
+	out := make([]Hit, len(xs))
+	for i, x := range xs {
 		out[i] = Hit{Entry: x.d.e, Score: x.score}
 	}
 	return out

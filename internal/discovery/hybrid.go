@@ -1,0 +1,179 @@
+package discovery
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// Hybrid adds embeddings to an Index: entries are embedded when they are
+// written, and a search fuses the BM25 ranking with the ranking by cosine
+// similarity to the query's embedding (reciprocal rank fusion: each list
+// gives a doc 1/(RRFK + rank)). Both rankings see only what the filter lets
+// through. When the embedder fails at search time, the BM25 ranking is the
+// answer and the failure is logged.
+type Hybrid struct {
+	ix  *Index
+	emb Embedder
+	log *slog.Logger
+	// RRFK is the fusion constant (default 60, as in Cormack et al. 2009);
+	// Depth is how many results of each ranking are fused (default 50).
+	RRFK  int
+	Depth int
+}
+
+// NewHybrid returns a hybrid search over ix. Write through it (Upsert,
+// Replace) so entries get their vectors; entries written straight to ix
+// rank by BM25 only.
+func NewHybrid(ix *Index, emb Embedder, log *slog.Logger) *Hybrid {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Hybrid{ix: ix, emb: emb, log: log, RRFK: 60, Depth: 50}
+}
+
+// Index returns the underlying index.
+func (h *Hybrid) Index() *Index { return h.ix }
+
+// Upsert embeds and indexes entries (see Index.Upsert).
+func (h *Hybrid) Upsert(ctx context.Context, entries ...Entry) error {
+	docs, err := h.embedAll(ctx, entries)
+	if err != nil {
+		return err
+	}
+	h.ix.apply(docs, nil, nil)
+	return nil
+}
+
+// Replace embeds entries and makes them the content of (kind, source) (see
+// Index.Replace).
+func (h *Hybrid) Replace(ctx context.Context, kind Kind, source string, entries []Entry) error {
+	if !kind.Valid() {
+		return fmt.Errorf("replace: unknown kind %q", kind)
+	}
+	es := make([]Entry, len(entries))
+	for i, e := range entries {
+		if e.Kind == "" {
+			e.Kind = kind
+		}
+		if e.Source == "" {
+			e.Source = source
+		}
+		if e.Kind != kind || e.Source != source {
+			return fmt.Errorf("replace %s/%s: entry %d (%q) is %s/%s", kind, source, i, e.ID, e.Kind, e.Source)
+		}
+		es[i] = e
+	}
+	docs, err := h.embedAll(ctx, es)
+	if err != nil {
+		return err
+	}
+	h.ix.apply(docs, &segKey{kind, source}, nil)
+	return nil
+}
+
+// Remove deletes entries (see Index.Remove).
+func (h *Hybrid) Remove(keys ...Key) int { return h.ix.Remove(keys...) }
+
+func (h *Hybrid) embedAll(ctx context.Context, entries []Entry) ([]*doc, error) {
+	docs, err := h.ix.analyzeAll(entries)
+	if err != nil || len(docs) == 0 {
+		return docs, err
+	}
+	texts := make([]string, len(entries))
+	for i := range entries {
+		texts[i] = embedText(&entries[i])
+	}
+	vecs, err := h.emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(docs) {
+		return nil, fmt.Errorf("embeddings: %d vectors for %d entries", len(vecs), len(docs))
+	}
+	for i, d := range docs {
+		d.vec = normalize(vecs[i])
+	}
+	return docs, nil
+}
+
+// embedText is what an entry's vector stands for.
+func embedText(e *Entry) string {
+	var b strings.Builder
+	b.WriteString(e.Name)
+	for _, s := range []string{e.Summary, e.Description} {
+		if s != "" {
+			b.WriteString(". ")
+			b.WriteString(s)
+		}
+	}
+	if len(e.Parameters) > 0 {
+		b.WriteString(". Parameters:")
+		for _, p := range e.Parameters {
+			b.WriteString(" ")
+			b.WriteString(p.Name)
+		}
+	}
+	return b.String()
+}
+
+// Search returns the k best entries for query by reciprocal rank fusion of
+// BM25 and vector similarity. A query with qualifiers only lists entries
+// as Index.Search does.
+func (h *Hybrid) Search(ctx context.Context, query string, filter Filter, k int) []Hit {
+	if k <= 0 {
+		return nil
+	}
+	q := parseQuery(query, h.ix.stem)
+	s := h.ix.cur.Load()
+	if len(q.Terms) == 0 {
+		return s.list(q, filter, k)
+	}
+	depth := max(h.Depth, k)
+	bm := h.ix.rank(s, q, filter, depth)
+	qv, err := h.emb.Embed(ctx, []string{query})
+	if err != nil || len(qv) != 1 {
+		h.log.Warn("discovery: query embedding failed; BM25 ranking only", "err", err)
+		return toHits(bm[:min(k, len(bm))])
+	}
+	vec := s.nearest(normalize(qv[0]), q, filter, depth)
+	rrf := map[*doc]float64{}
+	var fused []scored
+	for _, list := range [][]scored{bm, vec} {
+		for rank, x := range list {
+			if _, ok := rrf[x.d]; !ok {
+				fused = append(fused, scored{d: x.d})
+			}
+			rrf[x.d] += 1 / float64(h.RRFK+rank+1)
+		}
+	}
+	for i := range fused {
+		fused[i].score = rrf[fused[i].d]
+	}
+	sortScored(fused)
+	return toHits(fused[:min(k, len(fused))])
+}
+
+// nearest ranks the live docs with a vector by cosine similarity to v,
+// among those the query qualifiers and the filter let through.
+func (s *snapshot) nearest(v []float32, q Query, filter Filter, k int) []scored {
+	top := topK{k: k}
+	for i := range s.segs {
+		st := &s.segs[i]
+		for j, d := range st.seg.docs {
+			if len(d.vec) != len(v) || st.isDeleted(int32(j)) {
+				continue
+			}
+			sim := dot(v, d.vec)
+			if top.full() && !top.better(sim, d) {
+				continue
+			}
+			if !q.docAllowed(d) || filter != nil && !filter(d.e) {
+				continue
+			}
+			top.push(scored{d, sim})
+		}
+	}
+	return top.sorted()
+}
