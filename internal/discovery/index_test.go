@@ -207,3 +207,54 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Entries written one by one (through many merges) rank exactly as the
+// same entries written at once; after removals and re-additions the index
+// holds exactly the live entries.
+func TestIncrementalMatchesBatch(t *testing.T) {
+	es, qs := loadDataset(t)
+	batch := newIndex(t, es...)
+	inc := discovery.New()
+	for _, e := range es {
+		if err := inc.Upsert(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range qs {
+		a, b := batch.Search(q.Query, nil, 10), inc.Search(q.Query, nil, 10)
+		if !slices.Equal(ids(a), ids(b)) {
+			t.Fatalf("%q: batch %v, incremental %v", q.Query, ids(a), ids(b))
+		}
+	}
+	// Churn: remove every third entry, re-add half of them with new text.
+	for i, e := range es {
+		if i%3 == 0 {
+			inc.Remove(e.Key())
+		}
+	}
+	for i, e := range es {
+		if i%6 == 0 {
+			e.Summary = "revived"
+			if err := inc.Upsert(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := 0
+	for i := range es {
+		if i%3 != 0 || i%6 == 0 {
+			want++
+		}
+	}
+	if inc.Len() != want || len(inc.Entries(nil)) != want {
+		t.Fatalf("len %d, entries %d, want %d", inc.Len(), len(inc.Entries(nil)), want)
+	}
+	for _, h := range inc.Search("revived", nil, 1000) {
+		if h.Entry.Summary != "revived" {
+			t.Fatalf("%s found by revived", h.Entry.ID)
+		}
+	}
+	if got := len(inc.Search("revived", nil, 1000)); got != (len(es)+5)/6 {
+		t.Fatalf("%d revived entries found, want %d", got, (len(es)+5)/6)
+	}
+}

@@ -1,0 +1,130 @@
+package discovery
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"getUserById", "HTTPServerError", "/users/{id}/invoices", "customer's unpaid invoices",
+		"Ünïcode Straße", "\xff\xfe", "a_b-c.d", strings.Repeat("Ab", 100), "ǅǈ ǲ", "123abcDEF456"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, stem := range []func(string) string{stemPorter, stemLight, nil} {
+			for _, tok := range appendTokens(nil, s, stem) {
+				if tok == "" || len(tok) > maxTokenBytes || !utf8.ValidString(tok) {
+					t.Fatalf("token %q of %q", tok, s)
+				}
+				for _, r := range tok {
+					if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+						t.Fatalf("token %q of %q holds %q", tok, s, r)
+					}
+				}
+			}
+		}
+	})
+}
+
+func FuzzStem(f *testing.F) {
+	for _, s := range []string{"generalizations", "caresses", "sky", "eed", "ying", "bled", "ational"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, stem := range []func(string) string{stemPorter, stemLight} {
+			out := stem(s)
+			if len(out) > len(s)+1 { // step 1b may add an e after removing ed/ing, never more
+				t.Fatalf("stem(%q) = %q grows", s, out)
+			}
+		}
+	})
+}
+
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{`kind:operation tag:"Sales Ops" api:crm -archived refund`, `"unterminated kind:`, `-`, `::`, `tag:`,
+		strings.Repeat("word ", 2000), `source:"a b" "kind:agent"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := parseQuery(s, stemPorter)
+		if len(q.Terms) > MaxQueryTerms {
+			t.Fatalf("%d terms", len(q.Terms))
+		}
+		seen := map[string]bool{}
+		for _, term := range q.Terms {
+			if seen[term] || term == "" {
+				t.Fatalf("term %q repeated or empty in %q", term, s)
+			}
+			seen[term] = true
+		}
+		// A parsed query always runs.
+		ix := New()
+		if err := ix.Upsert(Entry{Kind: KindTool, ID: "t", Name: s, Tags: []string{s}, Source: s}); err != nil {
+			t.Fatal(err)
+		}
+		ix.SearchQuery(q, nil, 3)
+	})
+}
+
+func FuzzFromOpenAPI(f *testing.F) {
+	f.Add([]byte("openapi: 3.0.0\ninfo: {title: x, version: '1'}\npaths:\n  /a/{id}:\n    get:\n      operationId: getA\n      parameters: [{name: id, in: path, required: true, schema: {type: string}}]\n      responses: {'200': {description: ok}}\n"))
+	f.Add([]byte(`{"openapi":"3.1.0","info":{"title":"x","version":"1"},"paths":{"/p":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/S"}}}},"responses":{"200":{"description":"ok"}}}}},"components":{"schemas":{"S":{"type":"object","properties":{"a":{"type":"string"}}}}}}`))
+	f.Add([]byte("openapi: 3.0.0\npaths: {/a: {get: {responses: {'200': {$ref: 'http://example.com/x'}}}}}"))
+	f.Add([]byte(`{"openapi":"3.0.0","paths":{"/a":{"$ref":"#/paths/~1a"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		es, err := FromOpenAPI("api", data)
+		if err != nil {
+			return
+		}
+		for _, e := range es {
+			if e.Kind != KindOperation || !strings.HasPrefix(e.ID, "api.") || e.Source != "api" {
+				t.Fatalf("entry %+v", e)
+			}
+		}
+	})
+}
+
+func FuzzReadLabeled(f *testing.F) {
+	f.Add([]byte(`{"query":"find invoices","relevant":["billing.listInvoices"],"split":"train"}` + "\n\n" + `{"query":"x","relevant":["a.b"]}`))
+	f.Add([]byte(`{"query":"","relevant":[]}`))
+	f.Add([]byte(`{"query":"q","relevant":["a"],"extra":1}`))
+	f.Add([]byte(`{"query":"q","relevant":["a"]} {}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		qs, err := ReadLabeled(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, q := range qs {
+			if strings.TrimSpace(q.Query) == "" || len(q.Relevant) == 0 || (q.Split != SplitTrain && q.Split != SplitHeldout) || q.Line < 1 {
+				t.Fatalf("accepted %+v", q)
+			}
+		}
+	})
+}
+
+func FuzzDecodeEmbeddings(f *testing.F) {
+	f.Add([]byte(`{"data":[{"index":0,"embedding":[0.1,0.2]},{"index":1,"embedding":[0.3,0.4]}]}`), 2)
+	f.Add([]byte(`{"data":[{"embedding":[1e308,1e308]}]}`), 1)
+	f.Add([]byte(`{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}`), 2)
+	f.Fuzz(func(t *testing.T, body []byte, n int) {
+		if n < 0 || n > 1000 {
+			return
+		}
+		vecs, err := DecodeEmbeddings(body, n)
+		if err != nil {
+			return
+		}
+		if len(vecs) != n {
+			t.Fatalf("%d vectors for %d", len(vecs), n)
+		}
+		for _, v := range vecs {
+			if len(v) == 0 || len(v) != len(vecs[0]) {
+				t.Fatalf("dimensions %d vs %d", len(v), len(vecs[0]))
+			}
+			normalize(v)
+		}
+	})
+}
