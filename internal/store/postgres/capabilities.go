@@ -26,11 +26,10 @@ func scanCapability(r pgx.Row, withDoc bool) (store.CapabilityVersion, error) {
 	return v, nil
 }
 
-// PublishCapability implements store.Capabilities. The version row goes in
-// first (its unique key settles a concurrent publish of the same version);
-// then the capability's row is locked to count and to move its latest, so
-// publishes of one NS/ID (from any process) are one step each and the bound
-// is exact. The lock is held only for that last part and the COMMIT.
+// PublishCapability implements store.Capabilities. The capability's row is
+// created if need be and locked (FOR NO KEY UPDATE) first, so publishes of
+// one NS/ID from any process run one after the other: the look-up of the
+// version, the bound, the insert and the new latest are one step.
 func (db *DB) PublishCapability(ctx context.Context, v store.CapabilityVersion) (store.CapabilityVersion, bool, error) {
 	if err := store.CheckCapability(v); err != nil {
 		return store.CapabilityVersion{}, false, err
@@ -48,27 +47,8 @@ func (db *DB) PublishCapability(ctx context.Context, v store.CapabilityVersion) 
 			ON CONFLICT (namespace, id) DO NOTHING`, v.Namespace, v.ID); err != nil {
 			return err
 		}
-		var seq int64
-		err := tx.QueryRow(ctx, `INSERT INTO capability_versions (namespace, id, version, checksum, type, level, audit_status,
-			description, format, document, published_by, published_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-			ON CONFLICT (namespace, id, version) DO NOTHING RETURNING seq`,
-			v.Namespace, v.ID, v.Version, v.Checksum, v.Type, v.Level, v.AuditStatus, v.Description, v.Format,
-			v.Document, v.PublishedBy, v.PublishedAt).Scan(&seq)
-		if isNoRows(err) {
-			stored, err := scanCapability(tx.QueryRow(ctx, `SELECT `+capMetaCols+`, document FROM capability_versions
-				WHERE namespace = $1 AND id = $2 AND version = $3`, v.Namespace, v.ID, v.Version), true)
-			if err != nil {
-				return err
-			}
-			if stored.Checksum != v.Checksum {
-				return store.CapabilityImmutable(v, stored.Checksum)
-			}
-			existing, found = stored, true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+		// The row lock comes before the version's insert, whose foreign key
+		// check then needs no lock of its own on the row.
 		var (
 			latest string
 			count  int
@@ -77,11 +57,28 @@ func (db *DB) PublishCapability(ctx context.Context, v store.CapabilityVersion) 
 			v.Namespace, v.ID).Scan(&latest, &count); err != nil {
 			return err
 		}
+		stored, err := scanCapability(tx.QueryRow(ctx, `SELECT `+capMetaCols+`, document FROM capability_versions
+			WHERE namespace = $1 AND id = $2 AND version = $3`, v.Namespace, v.ID, v.Version), true)
+		switch {
+		case err == nil && stored.Checksum == v.Checksum:
+			existing, found = stored, true
+			return nil
+		case err == nil:
+			return store.CapabilityImmutable(v, stored.Checksum)
+		case !isNoRows(err):
+			return err
+		}
 		if count >= store.MaxCapabilityVersions {
 			return store.CapabilityVersionsFull(v.Namespace, v.ID)
 		}
 		if store.LaterVersion(latest, v.Version) {
 			latest = v.Version
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO capability_versions (namespace, id, version, checksum, type, level, audit_status,
+			description, format, document, published_by, published_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			v.Namespace, v.ID, v.Version, v.Checksum, v.Type, v.Level, v.AuditStatus, v.Description, v.Format,
+			v.Document, v.PublishedBy, v.PublishedAt); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE capabilities SET latest = $3, versions = versions + 1 WHERE namespace = $1 AND id = $2`,
 			v.Namespace, v.ID, latest)
