@@ -28,7 +28,7 @@ func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 	var (
 		catalogDir, queriesFile, split, weights, stemmer string
 		k                                                int
-		k1, b                                            float64
+		k1, b, synWeight                                 float64
 		asJSON, misses                                   bool
 	)
 	cmd := &cobra.Command{
@@ -57,6 +57,9 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			}
 			if cmd.Flags().Changed("b") {
 				opts.B = b
+			}
+			if cmd.Flags().Changed("synonym-weight") {
+				opts.SynonymWeight = synWeight
 			}
 			if stemmer != "" {
 				opts.Stemmer = stemmer
@@ -139,6 +142,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.Float64Var(&b, "b", 0, "BM25 b (default: the index default)")
 	fl.StringVar(&weights, "weights", "", "field weights to change, e.g. name=3,summary=2,description=1,parameters=0.5,tags=1.5,path=1")
 	fl.StringVar(&stemmer, "stemmer", "", "porter, light or none (default porter)")
+	fl.Float64Var(&synWeight, "synonym-weight", 0, "weight of query synonyms, 0 to turn them off (default: the index default)")
 	return cmd
 }
 
@@ -180,8 +184,8 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	r := b.Report
 	o := b.Options
 	fmt.Fprintf(w, "catalog  %s: %d entries, index built in %.1f ms\n", b.Catalog, r.Entries, b.IndexBuildMs)
-	fmt.Fprintf(w, "ranking  k1=%g b=%g stemmer=%s weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
-		o.K1, o.B, o.Stemmer, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
+	fmt.Fprintf(w, "ranking  k1=%g b=%g stemmer=%s synonym-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
+		o.K1, o.B, o.Stemmer, o.SynonymWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
 	fmt.Fprintf(w, "\n%-8s %8s %10s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "MRR", "answer bytes")
 	for _, f := range r.Figures {
 		fmt.Fprintf(w, "%-8s %8d %10.3f %7.3f %14.0f\n", f.Split, f.Queries, f.RecallAtK, f.MRR, f.MeanAnswerBytes)
