@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
 )
@@ -151,5 +152,37 @@ func TestNewerSchemaRefused(t *testing.T) {
 	_, err = postgres.Open(ctx, postgres.Options{DSN: dsn})
 	if fault.KindOf(err) != fault.Unavailable || !strings.Contains(err.Error(), fmt.Sprint(ahead)) {
 		t.Fatalf("opening a newer schema: %v", err)
+	}
+}
+
+// search_path in the DSN keeps the tables in a schema of their own.
+func TestSearchPath(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `CREATE SCHEMA sluice`); err != nil {
+		t.Fatal(err)
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	db, err := postgres.Open(ctx, postgres.Options{DSN: dsn + sep + "search_path=sluice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateAccount(ctx, store.Account{ID: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	var inSchema, inPublic *string
+	if err := admin.QueryRow(ctx, `SELECT to_regclass('sluice.accounts')::text, to_regclass('public.accounts')::text`).Scan(&inSchema, &inPublic); err != nil {
+		t.Fatal(err)
+	}
+	if inSchema == nil || inPublic != nil {
+		t.Fatalf("tables in schema sluice: %v, in public: %v", inSchema, inPublic)
 	}
 }
