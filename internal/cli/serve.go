@@ -18,6 +18,7 @@ type serveFlags struct {
 	addr        string
 	data        string
 	sessionAddr string
+	store       string
 }
 
 func newServeCmd(io Stdio) *cobra.Command {
@@ -39,6 +40,7 @@ these flags.`,
 	fl.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080)")
 	fl.StringVar(&f.data, "data", "", "data directory (default ./sluice-data)")
 	fl.StringVar(&f.sessionAddr, "session-addr", "", "also serve A2E sessions over TCP on HOST:PORT (one session per connection)")
+	fl.StringVar(&f.store, "store", "", `"sqlite" (in the data directory) or a postgres:// URL shared by several gateways (default $SLUICE_STORE, else sqlite); leave the password to PGPASSWORD`)
 	return cmd
 }
 
@@ -52,6 +54,12 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 	}
 	if f.data != "" {
 		cfg.DataDir = f.data
+	}
+	if f.store != "" {
+		cfg.Store.DSN = f.store
+		if f.store != "sqlite" && !cfg.Store.Postgres() {
+			return fail(ExitInvalid, `--store: want "sqlite" or a postgres:// URL`)
+		}
 	}
 	log := newLogger(io, cfg)
 	tuneGC()

@@ -8,6 +8,7 @@ package config
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/egress"
@@ -31,6 +32,7 @@ type Config struct {
 	Session      Session    `yaml:"session"`
 	MCP          MCP        `yaml:"mcp"`
 	A2S          A2S        `yaml:"a2s"`
+	Store        Store      `yaml:"store"`
 	Metrics      Metrics    `yaml:"metrics"`
 	// AdminKeyFile names a file (mode 0600) holding the admin key. The key
 	// itself is never read from the config file: a secret does not belong in
@@ -129,6 +131,20 @@ type Session struct {
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 }
 
+// Store chooses where the server keeps its state: SQLite in data_dir (the
+// default, one machine) or a PostgreSQL database shared by several gateways.
+type Store struct {
+	// DSN is "" or "sqlite" for SQLite, or a postgres:// URL. Leave the
+	// password out (libpq's PGPASSWORD or ~/.pgpass supply it): the file is
+	// no place for a secret. It is never logged.
+	DSN string `yaml:"dsn"`
+}
+
+// Postgres reports whether the store is PostgreSQL.
+func (s Store) Postgres() bool {
+	return strings.HasPrefix(s.DSN, "postgres://") || strings.HasPrefix(s.DSN, "postgresql://")
+}
+
 // Metrics configures the Prometheus endpoint.
 type Metrics struct {
 	Enabled bool `yaml:"enabled"`
@@ -148,6 +164,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Duration("session_ttl", c.Session.TTL),
 		slog.Int("session_max_parallel", c.Session.MaxParallel),
 		slog.Bool("metrics", c.Metrics.Enabled),
+		slog.Bool("store_postgres", c.Store.Postgres()),
 		slog.Bool("admin_key_set", c.AdminKey.Reveal() != ""),
 	)
 }

@@ -47,6 +47,7 @@ func TestDefaults(t *testing.T) {
 			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20},
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
+		Store: config.Store{DSN: "sqlite"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)

@@ -25,6 +25,7 @@ var envOverrides = []struct{ name, path string }{
 	{"SLUICE_SESSION_TTL", "session.ttl"},
 	{"SLUICE_METRICS", "metrics.enabled"},
 	{"SLUICE_ADMIN_KEY_FILE", "admin_key_file"},
+	{"SLUICE_STORE", "store.dsn"},
 }
 
 // applyEnv sets the overridden keys of cfg; an empty variable counts as unset.

@@ -131,6 +131,9 @@ func (d *decoder) validate(c *Config) {
 	d.durationIn("session.shutdown_timeout", c.Session.ShutdownTimeout, time.Second, time.Hour)
 	d.validateMCP(c.MCP)
 	d.validateA2S(c.A2S)
+	if c.Store.DSN != "" && c.Store.DSN != "sqlite" && !c.Store.Postgres() {
+		d.bad("store.dsn", "want \"sqlite\" or a postgres:// URL")
+	}
 }
 
 func (d *decoder) addr(a string) {

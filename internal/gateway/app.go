@@ -24,10 +24,13 @@ import (
 	"github.com/sluicehq/sluice/internal/mcp"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/queue/local"
+	"github.com/sluicehq/sluice/internal/queue/pgqueue"
 	"github.com/sluicehq/sluice/internal/ratelimit"
 	"github.com/sluicehq/sluice/internal/storage"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/validate"
@@ -43,9 +46,12 @@ type App struct {
 	// "" when it existed already or comes from the configuration.
 	AdminKey string
 
-	cfg     *config.Config
-	db      *sqlite.DB
-	queue   *local.Queue
+	cfg   *config.Config
+	db    store.Store
+	queue queue.Queue
+	// lite is the SQLite store when it is the store (one process owns the
+	// data directory); nil with PostgreSQL.
+	lite    *local.Queue
 	limiter *ratelimit.Limiter
 	audit   *audit.Writer
 	execs   *execution.Manager
@@ -83,8 +89,19 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 			a.Close()
 		}
 	}()
-	if a.db, err = sqlite.Open(ctx, sqlite.Options{Dir: cfg.DataDir, Logger: log, Clock: clk}); err != nil {
-		return nil, err
+	if cfg.Store.Postgres() {
+		pg, err := postgres.Open(ctx, postgres.Options{DSN: cfg.Store.DSN, Logger: log, Clock: clk})
+		if err != nil {
+			return nil, err
+		}
+		a.db, a.queue = pg, pgqueue.New(pg, pgqueue.Options{Clock: clk, Logger: log})
+	} else {
+		lite, err := sqlite.Open(ctx, sqlite.Options{Dir: cfg.DataDir, Logger: log, Clock: clk})
+		if err != nil {
+			return nil, err
+		}
+		a.lite = local.New(lite, clk)
+		a.db, a.queue = lite, a.lite
 	}
 	pepper, err := policy.LoadPepper(cfg.DataDir, nil)
 	if err != nil {
@@ -132,7 +149,6 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	runner := workflow.New(workflow.Config{Deps: deps, PrivateAllowed: pol.Allows, Validate: validate.Limits{
 		MaxOperations: cfg.Limits.MaxOperations, MaxLoopIterations: cfg.Limits.MaxLoopIterations,
 	}})
-	a.queue = local.New(a.db, clk)
 	// Small, frequent audit batches: each is a transaction of the one writer,
 	// and a large one holds up the executions queued behind it.
 	a.audit = audit.New(audit.Config{Store: a.db, Logger: log, Batch: 64, FlushEvery: 20 * time.Millisecond})
@@ -197,14 +213,17 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}, reg, clk, log)
 	a.Server = srv
 
-	// The data directory is this process's alone (the store's lock): leases
-	// held by another owner belong to a process that died. Free them now
-	// instead of when they run out, so its executions resume at once.
+	// With SQLite the data directory is this process's alone (the store's
+	// lock): leases held by another owner belong to a process that died. Free
+	// them now instead of when they run out, so its executions resume at
+	// once. With PostgreSQL other gateways hold leases: theirs run out.
 	owner := execution.DefaultOwner()
-	if n, err := a.queue.ReleaseOthers(ctx, owner); err != nil {
-		return nil, err
-	} else if n > 0 {
-		log.Info("resuming executions of a previous process", "leases", n)
+	if a.lite != nil {
+		if n, err := a.lite.ReleaseOthers(ctx, owner); err != nil {
+			return nil, err
+		} else if n > 0 {
+			log.Info("resuming executions of a previous process", "leases", n)
+		}
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.stop = cancel
