@@ -28,18 +28,26 @@ var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 //
 // References must stay inside the document: an external $ref is refused,
 // so importing a document never makes sluice read a file or the network.
-func FromOpenAPI(name string, data []byte) (entries []Entry, err error) {
+func FromOpenAPI(name string, data []byte) ([]Entry, error) {
+	_, ops, err := ImportOpenAPI(name, data)
+	return ops, err
+}
+
+// ImportOpenAPI is FromOpenAPI that also returns the API entry of the
+// document: kind api, ID and Permission NAME, Name the title, Description
+// from info, URL the first server, Tags every tag its operations use.
+func ImportOpenAPI(name string, data []byte) (api Entry, entries []Entry, err error) {
 	if name == "" || strings.ContainsAny(name, "./ \t\n") {
-		return nil, fmt.Errorf("openapi: API name %q must be non-empty without '.', '/' or spaces", name)
+		return api, nil, fmt.Errorf("openapi: API name %q must be non-empty without '.', '/' or spaces", name)
 	}
 	if len(data) > MaxOpenAPIBytes {
-		return nil, fmt.Errorf("openapi %s: document of %d bytes is over the limit of %d", name, len(data), MaxOpenAPIBytes)
+		return api, nil, fmt.Errorf("openapi %s: document of %d bytes is over the limit of %d", name, len(data), MaxOpenAPIBytes)
 	}
 	// A third-party parser fed untrusted bytes: a panic in it is a bad
 	// document to our caller, not a crashed server.
 	defer func() {
 		if r := recover(); r != nil {
-			entries, err = nil, fmt.Errorf("openapi %s: the document could not be read (parser failure: %v)", name, r)
+			api, entries, err = Entry{}, nil, fmt.Errorf("openapi %s: the document could not be read (parser failure: %v)", name, r)
 		}
 	}()
 	loader := openapi3.NewLoader() // IsExternalRefsAllowed stays false
@@ -48,16 +56,23 @@ func FromOpenAPI(name string, data []byte) (entries []Entry, err error) {
 	if err != nil {
 		var ext *openapi3.DisallowedExternalRefError
 		if errors.As(err, &ext) {
-			return nil, fmt.Errorf("openapi %s: external reference %q refused (only references inside the document are allowed)", name, ext.Ref)
+			return api, nil, fmt.Errorf("openapi %s: external reference %q refused (only references inside the document are allowed)", name, ext.Ref)
 		}
-		return nil, fmt.Errorf("openapi %s: %v", name, err)
+		return api, nil, fmt.Errorf("openapi %s: %v", name, err)
 	}
 	if !strings.HasPrefix(doc.OpenAPI, "3.0") && !strings.HasPrefix(doc.OpenAPI, "3.1") {
-		return nil, fmt.Errorf("openapi %s: field openapi is %q; want an OpenAPI 3.0 or 3.1 document", name, doc.OpenAPI)
+		return api, nil, fmt.Errorf("openapi %s: field openapi is %q; want an OpenAPI 3.0 or 3.1 document", name, doc.OpenAPI)
 	}
 	base := serverURL(doc)
+	api = Entry{Kind: KindAPI, ID: name, Source: name, Name: name, URL: base, Permission: name}
+	if doc.Info != nil {
+		if doc.Info.Title != "" {
+			api.Name = strings.TrimSpace(doc.Info.Title)
+		}
+		api.Description = strings.TrimSpace(doc.Info.Description)
+	}
 	if doc.Paths == nil {
-		return nil, nil
+		return api, nil, nil
 	}
 	seen := map[string]string{} // operationId -> where
 	for _, path := range doc.Paths.InMatchingOrder() {
@@ -76,7 +91,7 @@ func FromOpenAPI(name string, data []byte) (entries []Entry, err error) {
 			opName := m + " " + path
 			if op.OperationID != "" {
 				if prev, dup := seen[op.OperationID]; dup {
-					return nil, fmt.Errorf("openapi %s: operationId %q of %s is already used by %s", name, op.OperationID, where, prev)
+					return api, nil, fmt.Errorf("openapi %s: operationId %q of %s is already used by %s", name, op.OperationID, where, prev)
 				}
 				seen[op.OperationID] = where
 				id = name + "." + op.OperationID
@@ -99,7 +114,13 @@ func FromOpenAPI(name string, data []byte) (entries []Entry, err error) {
 		}
 	}
 	slices.SortStableFunc(entries, func(a, b Entry) int { return strings.Compare(a.ID, b.ID) })
-	return entries, nil
+	for _, e := range entries {
+		for _, t := range e.Tags {
+			api.Tags = appendUnique(api.Tags, t)
+		}
+	}
+	slices.Sort(api.Tags)
+	return api, entries, nil
 }
 
 // serverURL is the first server's URL with variables at their defaults,
