@@ -37,6 +37,7 @@ type Store interface {
 	RateCounters
 	KV
 	MCPServers
+	KnowledgeBases
 	Capabilities
 	// Close waits for pending writes and releases the database (and the data
 	// directory's lock). Calls after Close fail with Unavailable.

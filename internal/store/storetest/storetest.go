@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"RateCounters", testRateCounters},
 		{"KV", testKV},
 		{"MCPServers", testMCPServers},
+		{"KnowledgeBases", testKnowledgeBases},
 		{"Capabilities", testCapabilities}, {"CapabilityScoping", testCapabilityScoping}, {"CapabilityBounds", testCapabilityBounds},
 		{"LocalStorageAdapter", testLocalStorageAdapter},
 		{"CheckpointerAdapter", testCheckpointerAdapter},

@@ -1,0 +1,12 @@
+-- Knowledge bases: OpenAPI documents (API entries) and free text that agents
+-- discover. The discovery index is built from them.
+CREATE TABLE knowledge_bases (
+	name       TEXT PRIMARY KEY,
+	kind       TEXT NOT NULL,
+	format     TEXT NOT NULL,
+	document   BLOB NOT NULL,
+	checksum   TEXT NOT NULL,
+	created_by TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL
+) STRICT;
