@@ -20,8 +20,18 @@ import (
 // Opener opens an empty queue for one test; the suite closes it.
 type Opener func(t *testing.T) queue.Queue
 
-// Run runs the whole contract.
-func Run(t *testing.T, open Opener) {
+// Run runs the whole contract on one queue at a time.
+func Run(t *testing.T, open Opener) { RunSuite(t, Suite{Open: open}) }
+
+// RunSuite runs the contract: every case of one queue, whatever s declares,
+// then the cases across two queues on one backend when s.Peer is set.
+func RunSuite(t *testing.T, s Suite) {
+	open := s.Open
+	for part := range s.Unmet {
+		if _, ok := partCases[part]; !ok {
+			t.Fatalf("Suite.Unmet names %q, which is no part of the contract", part)
+		}
+	}
 	tests := []struct {
 		name string
 		fn   func(*testing.T, queue.Queue)
@@ -45,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 			tc.fn(t, q)
 		})
 	}
+	runPeers(t, s)
 }
 
 var ctx = context.Background()
