@@ -1,0 +1,315 @@
+package agenthttp
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// The queue messages of the executor bridge keep the seed platform's shapes
+// and status words (RESOLUTIONS "HTTP task agents").
+
+// TaskMessage asks the bridge to run one agent task (the tasks topic).
+type TaskMessage struct {
+	RunID         string          `json:"run_id"`
+	TaskID        string          `json:"task_id"`
+	AgentName     string          `json:"agent_name"`
+	InputData     json.RawMessage `json:"input_data"`
+	CorrelationID string          `json:"correlation_id"`
+	Timestamp     time.Time       `json:"-"`
+}
+
+// ResultStatus is a result message's status.
+type ResultStatus string
+
+// Result statuses.
+const (
+	ResultSuccess ResultStatus = "SUCCESS"
+	ResultFailure ResultStatus = "FAILURE"
+)
+
+// ResultMessage is the bridge's answer to a task (the results topic, keyed
+// by correlation_id). OutputData is null on failure; ErrorMessage nil on
+// success.
+type ResultMessage struct {
+	RunID         string          `json:"run_id"`
+	TaskID        string          `json:"task_id"`
+	Status        ResultStatus    `json:"status"`
+	OutputData    json.RawMessage `json:"output_data"`
+	CorrelationID string          `json:"correlation_id"`
+	ErrorMessage  *string         `json:"error_message"`
+	Timestamp     time.Time       `json:"-"`
+}
+
+// StepStatus is a monitoring message's status.
+type StepStatus string
+
+// Step statuses.
+const (
+	StepRunning   StepStatus = "RUNNING"
+	StepCompleted StepStatus = "COMPLETED"
+	StepFailed    StepStatus = "FAILED"
+)
+
+// MonitoringMessage reports a workflow step's progress.
+type MonitoringMessage struct {
+	RunID     string          `json:"run_id"`
+	StepID    string          `json:"step_id"`
+	StepName  string          `json:"step_name"`
+	Status    StepStatus      `json:"status"`
+	Timestamp time.Time       `json:"-"`
+	Metadata  json.RawMessage `json:"metadata"` // a JSON object; {} when none
+}
+
+// FormatTimestamp writes t like the rest of sluice's wire formats
+// (RESOLUTIONS "Conventions"): 2026-03-28T12:00:00+00:00, with .ffffff
+// microseconds when not zero.
+func FormatTimestamp(t time.Time) string {
+	t = t.UTC().Truncate(time.Microsecond)
+	if t.Nanosecond() == 0 {
+		return t.Format("2006-01-02T15:04:05+00:00")
+	}
+	return t.Format("2006-01-02T15:04:05.000000+00:00")
+}
+
+// ParseTimestamp reads RFC 3339 with any offset, or an ISO 8601 date-time
+// without one (Python's datetime.isoformat() of a naive UTC time), which is
+// taken as UTC.
+func ParseTimestamp(s string) (time.Time, bool) {
+	if len(s) > 64 {
+		return time.Time{}, false
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), true
+	}
+	if t, err := time.Parse("2006-01-02T15:04:05.999999999", s); err == nil {
+		return t.UTC(), true
+	}
+	return time.Time{}, false
+}
+
+func rawOr(v json.RawMessage, def string) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage(def)
+	}
+	return v
+}
+
+// MarshalJSON writes the seed shape with the timestamp formatted.
+func (m TaskMessage) MarshalJSON() ([]byte, error) {
+	type plain TaskMessage
+	return json.Marshal(struct {
+		plain
+		Timestamp string `json:"timestamp"`
+	}{plain: plain(TaskMessage{RunID: m.RunID, TaskID: m.TaskID, AgentName: m.AgentName,
+		InputData: rawOr(m.InputData, "{}"), CorrelationID: m.CorrelationID}), Timestamp: FormatTimestamp(m.Timestamp)})
+}
+
+// MarshalJSON writes the seed shape with the timestamp formatted.
+func (m ResultMessage) MarshalJSON() ([]byte, error) {
+	type plain ResultMessage
+	p := plain(m)
+	p.OutputData = rawOr(m.OutputData, "null")
+	return json.Marshal(struct {
+		plain
+		Timestamp string `json:"timestamp"`
+	}{plain: p, Timestamp: FormatTimestamp(m.Timestamp)})
+}
+
+// MarshalJSON writes the seed shape with the timestamp formatted.
+func (m MonitoringMessage) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		RunID     string          `json:"run_id"`
+		StepID    string          `json:"step_id"`
+		StepName  string          `json:"step_name"`
+		Status    StepStatus      `json:"status"`
+		Timestamp string          `json:"timestamp"`
+		Metadata  json.RawMessage `json:"metadata"`
+	}{m.RunID, m.StepID, m.StepName, m.Status, FormatTimestamp(m.Timestamp), rawOr(m.Metadata, "{}")})
+}
+
+// fields reads a message's members into a map. Unknown keys are ignored:
+// the bridge consumes what other producers write, and a field added there
+// must not stop it.
+func (d decoder) fields(data []byte) (map[string]member, error) {
+	members, err := d.top(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]member, len(members))
+	for _, m := range members {
+		out[m.key] = m
+	}
+	return out, nil
+}
+
+// id reads a required id field (CheckTaskID rules).
+func (d decoder) id(fs map[string]member, key string) (string, error) {
+	m, ok := fs[key]
+	if !ok {
+		return "", errorf(d.what, key, 0, "is missing")
+	}
+	s, err := d.str(m, key)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckTaskID(d.what, key, s); err != nil {
+		err.(*Error).Offset = m.off
+		return "", err
+	}
+	return s, nil
+}
+
+func (d decoder) timestamp(fs map[string]member) (time.Time, error) {
+	m, ok := fs["timestamp"]
+	if !ok {
+		return time.Time{}, errorf(d.what, "timestamp", 0, "is missing")
+	}
+	s, err := d.str(m, "timestamp")
+	if err != nil {
+		return time.Time{}, err
+	}
+	t, ok := ParseTimestamp(s)
+	if !ok {
+		return time.Time{}, errorf(d.what, "timestamp", m.off, "want an ISO 8601 date-time such as 2026-03-28T12:00:00+00:00")
+	}
+	return t, nil
+}
+
+func (d decoder) status(fs map[string]member, allowed ...string) (string, error) {
+	m, ok := fs["status"]
+	if !ok {
+		return "", errorf(d.what, "status", 0, "is missing")
+	}
+	s, err := d.str(m, "status")
+	if err != nil {
+		return "", err
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, nil
+		}
+	}
+	return "", errorf(d.what, "status", m.off, "is %s; want %s", quoteShort(s), strings.Join(allowed, " or "))
+}
+
+// DecodeTaskMessage reads a task message: every field required, input_data
+// an object.
+func DecodeTaskMessage(data []byte, lim Limits) (*TaskMessage, error) {
+	d := decoder{what: "task message", lim: lim.orDefault(DefaultMaxMessageBytes)}
+	fs, err := d.fields(data)
+	if err != nil {
+		return nil, err
+	}
+	var m TaskMessage
+	if m.RunID, err = d.id(fs, "run_id"); err != nil {
+		return nil, err
+	}
+	if m.TaskID, err = d.id(fs, "task_id"); err != nil {
+		return nil, err
+	}
+	name, ok := fs["agent_name"]
+	if !ok {
+		return nil, errorf(d.what, "agent_name", 0, "is missing")
+	}
+	if m.AgentName, err = d.str(name, "agent_name"); err != nil {
+		return nil, err
+	}
+	if err := CheckName(d.what, m.AgentName); err != nil {
+		err.(*Error).Path, err.(*Error).Offset = "agent_name", name.off
+		return nil, err
+	}
+	in, ok := fs["input_data"]
+	switch {
+	case !ok:
+		return nil, errorf(d.what, "input_data", 0, "is missing")
+	case !isObject(in.raw):
+		return nil, errorf(d.what, "input_data", in.off, "want a JSON object, got %s", kindOf(in.raw))
+	}
+	m.InputData = compact(in.raw)
+	if m.CorrelationID, err = d.id(fs, "correlation_id"); err != nil {
+		return nil, err
+	}
+	if m.Timestamp, err = d.timestamp(fs); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// DecodeResultMessage reads a result message. output_data and
+// error_message may be null or absent.
+func DecodeResultMessage(data []byte, lim Limits) (*ResultMessage, error) {
+	d := decoder{what: "result message", lim: lim.orDefault(DefaultMaxMessageBytes)}
+	fs, err := d.fields(data)
+	if err != nil {
+		return nil, err
+	}
+	m := ResultMessage{OutputData: json.RawMessage("null")}
+	if m.RunID, err = d.id(fs, "run_id"); err != nil {
+		return nil, err
+	}
+	if m.TaskID, err = d.id(fs, "task_id"); err != nil {
+		return nil, err
+	}
+	s, err := d.status(fs, string(ResultSuccess), string(ResultFailure))
+	if err != nil {
+		return nil, err
+	}
+	m.Status = ResultStatus(s)
+	if out, ok := fs["output_data"]; ok {
+		m.OutputData = compact(out.raw)
+	}
+	if m.CorrelationID, err = d.id(fs, "correlation_id"); err != nil {
+		return nil, err
+	}
+	if em, ok := fs["error_message"]; ok {
+		s, set, err := d.optStr(em, "error_message")
+		if err != nil {
+			return nil, err
+		}
+		if set {
+			m.ErrorMessage = &s
+		}
+	}
+	if m.Timestamp, err = d.timestamp(fs); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// DecodeMonitoringMessage reads a monitoring message; metadata is an object
+// ({} when absent or null).
+func DecodeMonitoringMessage(data []byte, lim Limits) (*MonitoringMessage, error) {
+	d := decoder{what: "monitoring message", lim: lim.orDefault(DefaultMaxMessageBytes)}
+	fs, err := d.fields(data)
+	if err != nil {
+		return nil, err
+	}
+	m := MonitoringMessage{Metadata: json.RawMessage("{}")}
+	if m.RunID, err = d.id(fs, "run_id"); err != nil {
+		return nil, err
+	}
+	if m.StepID, err = d.id(fs, "step_id"); err != nil {
+		return nil, err
+	}
+	if sn, ok := fs["step_name"]; ok {
+		if m.StepName, _, err = d.optStr(sn, "step_name"); err != nil {
+			return nil, err
+		}
+	}
+	s, err := d.status(fs, string(StepRunning), string(StepCompleted), string(StepFailed))
+	if err != nil {
+		return nil, err
+	}
+	m.Status = StepStatus(s)
+	if m.Timestamp, err = d.timestamp(fs); err != nil {
+		return nil, err
+	}
+	if md, ok := fs["metadata"]; ok && !isNull(md.raw) {
+		if !isObject(md.raw) {
+			return nil, errorf(d.what, "metadata", md.off, "want a JSON object, got %s", kindOf(md.raw))
+		}
+		m.Metadata = compact(md.raw)
+	}
+	return &m, nil
+}
