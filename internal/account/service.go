@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,9 @@ type Config struct {
 	AdminKey string
 	Defaults Limits // the server's default limits
 	Clock    clock.Clock
+	// APIHosts gives the hosts of the APIs an apis grant names (RESOLUTIONS:
+	// an apis grant implies the hosts of those API entries); nil: none.
+	APIHosts func(apis []string) []string
 }
 
 // Service manages accounts and keys and authenticates calls.
@@ -157,7 +161,13 @@ func (s *Service) principal(a store.Account) (*Principal, error) {
 			return nil, fault.New(fault.Internal, "the limits of account %s are unreadable", a.ID).WithCause(err)
 		}
 	}
-	return &Principal{ID: a.ID, Name: a.Name, Permissions: a.Permissions, Limits: l.Resolve(s.cfg.Defaults)}, nil
+	perms := a.Permissions
+	if s.cfg.APIHosts != nil && len(perms.APIs) > 0 {
+		if extra := s.cfg.APIHosts(perms.APIs); len(extra) > 0 {
+			perms.Hosts = append(slices.Clone(perms.Hosts), extra...)
+		}
+	}
+	return &Principal{ID: a.ID, Name: a.Name, Permissions: perms, Limits: l.Resolve(s.cfg.Defaults)}, nil
 }
 
 func (s *Service) adminPrincipal(ctx context.Context) (*Principal, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/sluicehq/sluice/internal/cache"
 	"github.com/sluicehq/sluice/internal/capreg"
 	"github.com/sluicehq/sluice/internal/caprun"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/egress"
@@ -117,8 +118,16 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		return nil, err
 	}
 	lim := limiter{a.limiter}
+	// The catalog is made below; an account's apis grants imply the hosts of
+	// its APIs from then on.
+	var cat *catalog.Service
 	accounts := account.New(account.Config{Store: a.db, Pepper: pepper, AdminKey: cfg.AdminKey.Reveal(),
-		Defaults: accountDefaults(cfg), Clock: clk})
+		Defaults: accountDefaults(cfg), Clock: clk, APIHosts: func(apis []string) []string {
+			if cat == nil {
+				return nil
+			}
+			return cat.HostsOf(apis)
+		}})
 	if a.AdminKey, err = accounts.EnsureAdmin(ctx); err != nil {
 		return nil, err
 	}
@@ -182,6 +191,15 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		MaxResultBytes: cfg.MCP.MaxResultBytes, Logger: log.With("component", "mcp"),
 	})
 	registry := capreg.New(capreg.Options{Store: a.db, Client: egress.NewClient(pol), Logger: log.With("component", "a2s-registry")})
+	specs := make([]op.Spec, 0, len(op.Builtins()))
+	for _, r := range op.Builtins() {
+		specs = append(specs, r.Spec)
+	}
+	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog,
+		Audit: policy.AuditPolicy(cfg.A2S.Audit), Logger: log.With("component", "catalog")})
+	if err := cat.Load(ctx); err != nil {
+		return nil, err
+	}
 	auditPolicy := policy.AuditPolicy(cfg.A2S.Audit)
 	capEngineOpts := engine.Options{Clock: clk, Cache: resultCache, Logger: log,
 		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations}}
@@ -206,6 +224,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		MCP:          a.mcp,
 		Capabilities: a.caps,
 		Registry:     registry,
+		Catalog:      cat,
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/protocol/e2a"
@@ -11,7 +12,10 @@ import (
 // accountCapabilities is the A2E spec's GET /api/v1/capabilities: what the
 // calling account may use.
 func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	if err := newParams(c.Env.Params).Done(); err != nil {
+	p := newParams(c.Env.Params)
+	query := p.String("query")
+	k := p.Int("top_k", 10, 1, 100)
+	if err := p.Done(); err != nil {
 		return err
 	}
 	pr := c.Principal
@@ -34,9 +38,11 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 			}
 		}
 	}
-	apis := slices.Clone(pr.Permissions.APIs)
-	if apis == nil {
-		apis = []string{}
+	apis := []apiEntry{}
+	if s.svc.Catalog != nil {
+		for _, e := range s.svc.Catalog.APIs(pr) {
+			apis = append(apis, apiEntryOf(e))
+		}
 	}
 	kbs := slices.Clone(pr.Permissions.KnowledgeBases)
 	if kbs == nil {
@@ -45,6 +51,18 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 	hosts := slices.Clone(pr.Permissions.Hosts)
 	if hosts == nil {
 		hosts = []string{}
+	}
+	if strings.TrimSpace(query) != "" && s.svc.Catalog != nil {
+		// Only what is relevant to the query (discovery), the rest as before.
+		narrowed := s.queryCapabilities(pr, query, k, ops)
+		narrowed["availableCredentials"] = creds
+		narrowed["allowedHosts"] = hosts
+		narrowed["securityConstraints"] = map[string]any{
+			"maxExecutionTime":  pr.Limits.MaxExecutionTimeMs,
+			"maxOperations":     pr.Limits.MaxOperations,
+			"maxLoopIterations": pr.Limits.MaxLoopIterations,
+		}
+		return w.Complete(map[string]any{"agent_id": pr.ID, "query": query, "capabilities": narrowed})
 	}
 	return w.Complete(map[string]any{
 		"agent_id": pr.ID,

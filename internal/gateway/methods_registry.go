@@ -38,6 +38,11 @@ func (s *Server) registryPublish(ctx context.Context, c *Call, w *e2a.StreamWrit
 	if err != nil {
 		return err
 	}
+	if s.svc.Catalog != nil {
+		if err := s.svc.Catalog.RefreshCapabilities(ctx); err != nil {
+			s.log.Warn("discovery not refreshed after a publish", "error", fault.From(err))
+		}
+	}
 	warnings := make([]string, 0, len(diags))
 	for _, d := range diags {
 		warnings = append(warnings, d.String())

@@ -64,6 +64,7 @@ var routes = []route{
 	{method: http.MethodPost, pattern: "/api/v1/e2a"},    // any gateway method, named by the envelope
 	{method: http.MethodGet, pattern: "/api/v1/session"}, // A2E sessions over WebSocket; calls are tool.list/tool.call
 
+	{method: http.MethodPost, pattern: "/api/v1/knowledge/search", rpc: MethodKnowledgeSearch},
 	{method: http.MethodPost, pattern: "/api/v1/a2s/runs", rpc: "capability.run"},
 	{method: http.MethodGet, pattern: "/api/v1/a2s/runs/{id}", rpc: MethodCapabilityGet},
 	{method: http.MethodPost, pattern: "/api/v1/a2s/runs/{id}/cancel", rpc: MethodCapabilityCancel},
@@ -84,4 +85,7 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/v1/admin/credentials/{id}", rpc: MethodAdminCredentialsGet},
 	{method: http.MethodDelete, pattern: "/api/v1/admin/credentials/{id}", rpc: MethodAdminCredentialsDel},
 	{method: http.MethodGet, pattern: "/api/v1/admin/audit", rpc: MethodAdminAuditList},
+	{method: http.MethodPost, pattern: "/api/v1/admin/apis", rpc: MethodAdminAPIsImport, okStatus: http.StatusCreated},
+	{method: http.MethodGet, pattern: "/api/v1/admin/apis", rpc: MethodAdminAPIsList},
+	{method: http.MethodDelete, pattern: "/api/v1/admin/apis/{id}", rpc: MethodAdminAPIsDelete},
 }

@@ -84,6 +84,8 @@ type Services struct {
 	Capabilities CapabilityService
 	// Registry is the A2S capability registry; nil: not offered.
 	Registry CapabilityRegistry
+	// Catalog is discovery and the API knowledge bases; nil: not offered.
+	Catalog Catalog
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -154,6 +156,12 @@ func (s *Server) registerMethods() {
 		d.register(e2a.MethodCapabilityDecide, accessAccount, s.capabilityDecide)
 		d.register(MethodCapabilityGet, accessAccount, s.capabilityGet)
 		d.register(MethodCapabilityCancel, accessAccount, s.capabilityCancel)
+	}
+	if s.svc.Catalog != nil {
+		d.register(MethodKnowledgeSearch, accessAccount, s.knowledgeSearch)
+		d.register(MethodAdminAPIsImport, accessAdmin, s.adminAPIsImport)
+		d.register(MethodAdminAPIsList, accessAdmin, s.adminAPIsList)
+		d.register(MethodAdminAPIsDelete, accessAdmin, s.adminAPIsDelete)
 	}
 	if s.svc.Registry != nil {
 		read := accessAccount

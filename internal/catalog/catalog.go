@@ -1,0 +1,401 @@
+// Package catalog keeps the discovery index (internal/discovery) in step with
+// what the server offers — A2E operations, the API knowledge bases an admin
+// imported (each OpenAPI operation an entry), free-text knowledge bases,
+// published A2S capabilities — and answers searches for an account, filtered
+// by its grants before ranking: an account never sees what it may not use.
+package catalog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/caprun"
+	"github.com/sluicehq/sluice/internal/discovery"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// Permission keys of entries (discovery.Entry.Permission).
+const (
+	permOp        = "op:"  // + operation name
+	permAPI       = "api:" // + NAME.operationId or NAME
+	permKnowledge = "kb:"  // + knowledge base name
+	permCap       = "cap:" // + NS/ID
+)
+
+// Config wires a Service.
+type Config struct {
+	Store store.KnowledgeBases
+	// Operations lists the A2E operations of the catalog.
+	Operations []op.Spec
+	// Capabilities gives the published capabilities (nil: none).
+	Capabilities func(ctx context.Context) ([]*caprun.Published, error)
+	// Audit is the server's audit policy for capabilities.
+	Audit  policy.AuditPolicy
+	Logger *slog.Logger
+}
+
+// Service is the catalog.
+type Service struct {
+	cfg Config
+	ix  *discovery.Index
+
+	mux sync.Mutex // serialises writers
+
+	mu    sync.RWMutex
+	hosts map[string][]string             // knowledge base -> hosts of its API
+	caps  map[string]policy.CapabilityRun // cap entry id -> what decides who may run it
+	kbs   map[string]store.KnowledgeBase  // without documents
+	apis  map[string][]discovery.Entry    // knowledge base -> its operation entries
+	order []string                        // knowledge bases by name
+}
+
+// New makes an empty catalog; Load fills it.
+func New(cfg Config) *Service {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{cfg: cfg, ix: discovery.New(), hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
+		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}}
+}
+
+// Load indexes the operations, every stored knowledge base and the published
+// capabilities. A knowledge base that no longer imports is logged and left
+// out, so one bad document never keeps the server from starting.
+func (s *Service) Load(ctx context.Context) error {
+	ops := make([]discovery.Entry, 0, len(s.cfg.Operations))
+	for _, spec := range s.cfg.Operations {
+		ops = append(ops, discovery.Entry{Kind: discovery.KindTool, ID: "op." + spec.Name, Source: "operations",
+			Name: spec.Name, Summary: spec.Summary, Description: spec.Description, Tags: []string{"operation"},
+			Permission: permOp + spec.Name})
+	}
+	if err := s.ix.Replace(discovery.KindTool, "operations", ops); err != nil {
+		return err
+	}
+	kbs, err := s.cfg.Store.ListKnowledgeBases(ctx)
+	if err != nil {
+		return err
+	}
+	for _, kb := range kbs {
+		if err := s.index(kb); err != nil {
+			s.cfg.Logger.Warn("knowledge base left out of discovery", "name", kb.Name, "error", err)
+		}
+	}
+	return s.RefreshCapabilities(ctx)
+}
+
+// RefreshCapabilities indexes the published capabilities again (after a
+// publish).
+func (s *Service) RefreshCapabilities(ctx context.Context) error {
+	if s.cfg.Capabilities == nil {
+		return nil
+	}
+	pubs, err := s.cfg.Capabilities(ctx)
+	if err != nil {
+		return err
+	}
+	entries := make([]discovery.Entry, 0, len(pubs))
+	caps := make(map[string]policy.CapabilityRun, len(pubs))
+	for _, p := range pubs {
+		id := caprun.ToolPrefix + p.Namespace + "/" + p.ID
+		run := policy.CapabilityRun{Ref: p.Ref()}
+		if perm := p.Doc.Permissions; perm != nil {
+			run.Level = perm.Level.Value
+			for _, c := range perm.Capabilities {
+				run.Capabilities = append(run.Capabilities, c.Value)
+			}
+		}
+		if p.Doc.Audit != nil {
+			run.AuditStatus = p.Doc.Audit.Status.Value
+		}
+		caps[id] = run
+		var params []discovery.Param
+		for _, in := range p.Doc.Inputs {
+			params = append(params, discovery.Param{Name: in.Name, Description: in.Description.Value})
+		}
+		name := p.Doc.Name.Value
+		if name == "" {
+			name = p.ID
+		}
+		entries = append(entries, discovery.Entry{Kind: discovery.KindCapability, ID: id, Source: "capabilities",
+			Name: name, Summary: firstLine(p.Doc.Description.Value), Description: p.Doc.Description.Value,
+			Parameters: params, Tags: []string{"capability", p.Doc.Type.Value, p.Namespace}, Permission: permCap + id})
+	}
+	s.mux.Lock()
+	defer s.mux.Unlock()
+	if err := s.ix.Replace(discovery.KindCapability, "capabilities", entries); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.caps = caps
+	s.mu.Unlock()
+	return nil
+}
+
+// KnowledgeInfo describes a stored knowledge base.
+type KnowledgeInfo struct {
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Format    string   `json:"format"`
+	Checksum  string   `json:"checksum"`
+	Entries   int      `json:"entries"`
+	Hosts     []string `json:"hosts,omitempty"`
+	CreatedBy string   `json:"created_by,omitempty"`
+	CreatedAt string   `json:"created_at"`
+	UpdatedAt string   `json:"updated_at"`
+}
+
+// Import stores a knowledge base (replacing one of that name) and indexes
+// it. An OpenAPI document that does not load is refused, naming why.
+func (s *Service) Import(ctx context.Context, name, kind, format string, doc []byte, by string) (KnowledgeInfo, error) {
+	if kind == "" {
+		kind = store.KnowledgeOpenAPI
+	}
+	sum := sha256.Sum256(doc)
+	kb := store.KnowledgeBase{Name: name, Kind: kind, Format: format, Document: doc, Checksum: "sha256:" + hex.EncodeToString(sum[:]), CreatedBy: by}
+	if err := store.CheckKnowledgeBase(kb); err != nil {
+		return KnowledgeInfo{}, err
+	}
+	if kind == store.KnowledgeOpenAPI {
+		if _, _, err := discovery.ImportOpenAPI(name, doc); err != nil {
+			return KnowledgeInfo{}, fault.New(fault.Invalid, "document: %v", err).WithDetail("field", "document")
+		}
+	}
+	stored, err := s.cfg.Store.PutKnowledgeBase(ctx, kb)
+	if err != nil {
+		return KnowledgeInfo{}, err
+	}
+	if err := s.index(stored); err != nil {
+		return KnowledgeInfo{}, err
+	}
+	return s.info(stored.Name), nil
+}
+
+// Delete removes a knowledge base and its entries.
+func (s *Service) Delete(ctx context.Context, name string) error {
+	if err := s.cfg.Store.DeleteKnowledgeBase(ctx, name); err != nil {
+		return err
+	}
+	s.mux.Lock()
+	defer s.mux.Unlock()
+	_ = s.ix.Replace(discovery.KindOperation, name, nil)
+	_ = s.ix.Replace(discovery.KindAPI, name, nil)
+	_ = s.ix.Replace(discovery.KindKnowledge, name, nil)
+	s.mu.Lock()
+	delete(s.kbs, name)
+	delete(s.hosts, name)
+	delete(s.apis, name)
+	s.order = slices.DeleteFunc(s.order, func(n string) bool { return n == name })
+	s.mu.Unlock()
+	return nil
+}
+
+// List describes every knowledge base.
+func (s *Service) List() []KnowledgeInfo {
+	s.mu.RLock()
+	names := slices.Clone(s.order)
+	s.mu.RUnlock()
+	out := make([]KnowledgeInfo, 0, len(names))
+	for _, n := range names {
+		out = append(out, s.info(n))
+	}
+	return out
+}
+
+func (s *Service) info(name string) KnowledgeInfo {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	kb := s.kbs[name]
+	n := len(s.apis[name])
+	if kb.Kind == store.KnowledgeText {
+		n = len(s.ix.Entries(func(e discovery.Entry) bool { return e.Kind == discovery.KindKnowledge && e.Source == name }))
+	}
+	return KnowledgeInfo{Name: kb.Name, Kind: kb.Kind, Format: kb.Format, Checksum: kb.Checksum, Entries: n,
+		Hosts: s.hosts[name], CreatedBy: kb.CreatedBy,
+		CreatedAt: kb.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
+		UpdatedAt: kb.UpdatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00")}
+}
+
+// index puts a knowledge base's entries in the index.
+func (s *Service) index(kb store.KnowledgeBase) error {
+	var ops []discovery.Entry
+	var hosts []string
+	var api *discovery.Entry
+	var texts []discovery.Entry
+	switch kb.Kind {
+	case store.KnowledgeOpenAPI:
+		a, entries, err := discovery.ImportOpenAPI(kb.Name, kb.Document)
+		if err != nil {
+			return err
+		}
+		a.Permission = permAPI + kb.Name
+		api = &a
+		for i := range entries {
+			entries[i].Permission = permAPI + entries[i].ID
+			if u, err := url.Parse(entries[i].URL); err == nil && u.Host != "" && !slices.Contains(hosts, u.Host) {
+				hosts = append(hosts, u.Host)
+			}
+		}
+		ops = entries
+	default:
+		texts = textEntries(kb)
+	}
+	s.mux.Lock()
+	defer s.mux.Unlock()
+	if err := s.ix.Replace(discovery.KindOperation, kb.Name, ops); err != nil {
+		return err
+	}
+	var apis []discovery.Entry
+	if api != nil {
+		apis = []discovery.Entry{*api}
+	}
+	if err := s.ix.Replace(discovery.KindAPI, kb.Name, apis); err != nil {
+		return err
+	}
+	if err := s.ix.Replace(discovery.KindKnowledge, kb.Name, texts); err != nil {
+		return err
+	}
+	kb.Document = nil
+	s.mu.Lock()
+	if _, known := s.kbs[kb.Name]; !known {
+		s.order = append(s.order, kb.Name)
+		slices.Sort(s.order)
+	}
+	s.kbs[kb.Name], s.hosts[kb.Name], s.apis[kb.Name] = kb, hosts, ops
+	s.mu.Unlock()
+	return nil
+}
+
+// textEntries splits a text knowledge base into sections at Markdown
+// headings: each section is an entry, so a search finds the part that
+// answers.
+func textEntries(kb store.KnowledgeBase) []discovery.Entry {
+	const maxSections = 500
+	var out []discovery.Entry
+	title, body := kb.Name, []string{}
+	flush := func() {
+		text := strings.TrimSpace(strings.Join(body, "\n"))
+		if text == "" || len(out) >= maxSections {
+			return
+		}
+		out = append(out, discovery.Entry{Kind: discovery.KindKnowledge, ID: kb.Name + "#" + itoa(len(out)), Source: kb.Name,
+			Name: title, Summary: firstLine(text), Description: text, Tags: []string{"knowledge", kb.Name}, Permission: permKnowledge + kb.Name})
+	}
+	for _, line := range strings.Split(string(kb.Document), "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "#") {
+			flush()
+			title, body = strings.TrimSpace(strings.TrimLeft(t, "#")), nil
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
+	return out
+}
+
+// Filter is what p may see.
+func (s *Service) Filter(p *account.Principal) discovery.Filter {
+	perms := p.Permissions
+	s.mu.RLock()
+	caps := s.caps
+	s.mu.RUnlock()
+	return func(e discovery.Entry) bool {
+		switch {
+		case strings.HasPrefix(e.Permission, permOp):
+			return perms.AllowsOperation(strings.TrimPrefix(e.Permission, permOp))
+		case strings.HasPrefix(e.Permission, permAPI):
+			return AllowsAPI(perms, strings.TrimPrefix(e.Permission, permAPI))
+		case strings.HasPrefix(e.Permission, permKnowledge):
+			name := strings.TrimPrefix(e.Permission, permKnowledge)
+			return slices.Contains(perms.KnowledgeBases, name) || slices.Contains(perms.KnowledgeBases, "*")
+		case strings.HasPrefix(e.Permission, permCap):
+			run, ok := caps[strings.TrimPrefix(e.Permission, permCap)]
+			return ok && perms.CheckCapabilityRun(run, s.cfg.Audit) == nil
+		}
+		return false
+	}
+}
+
+// AllowsAPI reports whether the apis grants cover id ("NAME" or
+// "NAME.operationId"): a grant "NAME" covers the whole API, "NAME.op" one
+// operation, "*" everything.
+func AllowsAPI(p policy.Permissions, id string) bool {
+	kb, _, _ := strings.Cut(id, ".")
+	for _, g := range p.APIs {
+		if g == "*" || g == id || g == kb {
+			return true
+		}
+	}
+	return false
+}
+
+// Search ranks what p may see for query (top k; 0: 10). kind narrows to one
+// kind of entry ("" all).
+func (s *Service) Search(p *account.Principal, query string, kind discovery.Kind, k int) []discovery.Hit {
+	if k <= 0 {
+		k = 10
+	}
+	filter := s.Filter(p)
+	if kind != "" {
+		inner := filter
+		filter = func(e discovery.Entry) bool { return e.Kind == kind && inner(e) }
+	}
+	return s.ix.Search(query, filter, k)
+}
+
+// APIs are the API operations p may call, by id.
+func (s *Service) APIs(p *account.Principal) []discovery.Entry {
+	filter := s.Filter(p)
+	out := s.ix.Entries(func(e discovery.Entry) bool { return e.Kind == discovery.KindOperation && filter(e) })
+	slices.SortFunc(out, func(a, b discovery.Entry) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// HostsOf are the hosts of the APIs the grants name (RESOLUTIONS: an apis
+// grant implies the hosts of those API entries).
+func (s *Service) HostsOf(apis []string) []string {
+	if len(apis) == 0 {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, g := range apis {
+		kb, _, _ := strings.Cut(g, ".")
+		names := []string{kb}
+		if g == "*" {
+			names = s.order
+		}
+		for _, n := range names {
+			for _, h := range s.hosts[n] {
+				if !slices.Contains(out, h) {
+					out = append(out, h)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

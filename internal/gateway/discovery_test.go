@@ -1,0 +1,86 @@
+package gateway_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func crmOpenAPI(server string) string {
+	return fmt.Sprintf(`{"openapi":"3.0.1","info":{"title":"CRM","version":"1.0.0"},
+"servers":[{"url":%q}],
+"paths":{
+ "/customers":{"get":{"operationId":"listCustomers","summary":"List customers","description":"Lists the customers of the account, newest first.","responses":{"200":{"description":"ok"}}}},
+ "/customers/{id}/invoices":{"get":{"operationId":"listInvoices","summary":"List a customer's invoices","description":"Invoices of one customer, with their due dates and whether they are paid.","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}},{"name":"status","in":"query","description":"paid or unpaid","schema":{"type":"string"}}],"responses":{"200":{"description":"ok"}}}},
+ "/customers/{id}/notes":{"post":{"operationId":"addNote","summary":"Add a note to a customer","responses":{"200":{"description":"ok"}}}}
+}}`, server)
+}
+
+const refundsGuide = `# Refunds
+Refunds over 100 EUR need a manager's approval.
+
+# Shipping
+Parcels leave the warehouse within two working days.
+`
+
+func TestDiscoveryAndKnowledgeBases(t *testing.T) {
+	s := newServer(t)
+	up := upstreamJSON(t, `[{"id":"c1"}]`)
+	// Importing is for admins; a document that is not OpenAPI is refused.
+	_, plain := s.account(map[string]any{"operations": []string{"ApiCall"}}, nil)
+	s.call("POST", "/api/v1/admin/apis", plain, map[string]any{"name": "crm", "document": crmOpenAPI(up.URL)}).want(t, http.StatusForbidden)
+	s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "bad", "document": "not an api"}).want(t, http.StatusBadRequest)
+	r := s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "crm", "document": crmOpenAPI(up.URL)}).want(t, http.StatusCreated)
+	if r.get("entries") != float64(3) || !strings.Contains(string(r.raw), strings.TrimPrefix(up.URL, "http://")) {
+		t.Fatalf("import: %s", r.raw)
+	}
+	s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "guide", "kind": "text", "format": "markdown", "document": refundsGuide}).want(t, http.StatusCreated)
+	if l := s.call("GET", "/api/v1/admin/apis", s.admin, nil).want(t, http.StatusOK); len(l.get("apis").([]any)) != 2 {
+		t.Fatalf("list: %s", l.raw)
+	}
+
+	// An account granted the API (and not its host) sees its operations and may call them.
+	_, key := s.account(map[string]any{"operations": []string{"ApiCall", "FilterData"}, "apis": []string{"crm"}, "knowledge_bases": []string{"guide"}}, nil)
+	full := s.call("GET", "/api/v1/capabilities", key, nil).want(t, http.StatusOK)
+	if n := len(full.get("capabilities.availableApis").([]any)); n != 3 || !strings.Contains(string(full.raw), `"id":"crm.listInvoices"`) {
+		t.Fatalf("availableApis: %s", full.raw)
+	}
+	wf := jsonl(`{"type":"operationUpdate","operationId":"get","operation":{"ApiCall":{"method":"GET","url":"`+up.URL+`/customers","outputPath":"/workflow/c"}}}`,
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["get"]}`)
+	if ex := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": wf}).want(t, http.StatusOK); ex.str("status") != "success" {
+		t.Fatalf("a call to a granted API's host: %s", ex.raw)
+	}
+	// Without the grant, neither the entries nor the host.
+	if none := s.call("GET", "/api/v1/capabilities", plain, nil).want(t, http.StatusOK); len(none.get("capabilities.availableApis").([]any)) != 0 {
+		t.Fatalf("an account without the grant sees: %s", none.raw)
+	}
+	s.call("POST", "/api/v1/workflows/execute", plain, map[string]any{"workflow": wf}).want(t, http.StatusForbidden)
+
+	// A query answers only what is relevant, ranked, and much smaller.
+	// (The size ratio on a 300-operation catalog is measured by sluice bench
+	// discovery; here the catalog has three operations.)
+	q := s.call("GET", "/api/v1/capabilities?query=unpaid+invoices+of+a+customer&top_k=1", key, nil).want(t, http.StatusOK)
+	matches, _ := q.get("capabilities.matches").([]any)
+	apis, _ := q.get("capabilities.availableApis").([]any)
+	if len(matches) != 1 || matches[0].(map[string]any)["id"] != "crm.listInvoices" || len(apis) != 1 || q.str("query") == "" {
+		t.Fatalf("query: %s", q.raw)
+	}
+	// Knowledge search, within a knowledge base; nothing for an account without the grant.
+	k := s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": "manager approval for refunds", "kb_id": "guide", "top_k": 2}).want(t, http.StatusOK)
+	res, _ := k.get("results").([]any)
+	if len(res) == 0 || res[0].(map[string]any)["name"] != "Refunds" || !strings.Contains(fmt.Sprint(res[0]), "manager") {
+		t.Fatalf("knowledge search: %s", k.raw)
+	}
+	if k := s.call("POST", "/api/v1/knowledge/search", plain, map[string]any{"query": "refunds"}).want(t, http.StatusOK); len(k.get("results").([]any)) != 0 {
+		t.Fatalf("knowledge without the grant: %s", k.raw)
+	}
+	s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": "x", "type": "nonsense"}).want(t, http.StatusBadRequest)
+
+	// Deleting a knowledge base takes its entries away.
+	s.call("DELETE", "/api/v1/admin/apis/crm", s.admin, nil).want(t, http.StatusOK)
+	s.call("DELETE", "/api/v1/admin/apis/crm", s.admin, nil).want(t, http.StatusNotFound)
+	if after := s.call("GET", "/api/v1/capabilities", key, nil).want(t, http.StatusOK); len(after.get("capabilities.availableApis").([]any)) != 0 {
+		t.Fatalf("after delete: %s", after.raw)
+	}
+}

@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/discovery"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// Gateway methods of discovery and API knowledge bases.
+const (
+	MethodKnowledgeSearch = "knowledge.search"
+	MethodAdminAPIsImport = "admin.apis.import"
+	MethodAdminAPIsList   = "admin.apis.list"
+	MethodAdminAPIsDelete = "admin.apis.delete"
+)
+
+// Catalog is discovery over what the server offers (internal/catalog).
+type Catalog interface {
+	Search(p *account.Principal, query string, kind discovery.Kind, k int) []discovery.Hit
+	APIs(p *account.Principal) []discovery.Entry
+	Import(ctx context.Context, name, kind, format string, doc []byte, by string) (catalog.KnowledgeInfo, error)
+	Delete(ctx context.Context, name string) error
+	List() []catalog.KnowledgeInfo
+	RefreshCapabilities(ctx context.Context) error
+}
+
+// apiEntry is an API operation as availableApis lists it.
+type apiEntry struct {
+	ID      string `json:"id"`
+	Method  string `json:"method,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Summary string `json:"summary,omitempty"`
+}
+
+func apiEntryOf(e discovery.Entry) apiEntry {
+	return apiEntry{ID: e.ID, Method: e.Method, URL: e.URL, Summary: e.Summary}
+}
+
+// match is one ranked result of a search.
+type match struct {
+	Kind        discovery.Kind `json:"kind"`
+	ID          string         `json:"id"`
+	Name        string         `json:"name"`
+	Summary     string         `json:"summary,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Method      string         `json:"method,omitempty"`
+	URL         string         `json:"url,omitempty"`
+	Source      string         `json:"source,omitempty"`
+	Score       float64        `json:"score"`
+}
+
+func matchOf(h discovery.Hit, withDescription bool) match {
+	m := match{Kind: h.Entry.Kind, ID: h.Entry.ID, Name: h.Entry.Name, Summary: h.Entry.Summary, Method: h.Entry.Method,
+		URL: h.Entry.URL, Source: h.Entry.Source, Score: float64(int(h.Score*1000)) / 1000}
+	if withDescription {
+		m.Description = h.Entry.Description
+	}
+	return m
+}
+
+// knowledgeSearch is POST /api/v1/knowledge/search {query, kb_id?, type?, top_k?}.
+func (s *Server) knowledgeSearch(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	query := p.RequiredString("query")
+	kb := p.String("kb_id")
+	kind := p.String("type")
+	k := p.Int("top_k", 5, 1, 100)
+	if err := p.Done(); err != nil {
+		return err
+	}
+	if kind != "" && !discovery.Kind(kind).Valid() {
+		return fault.New(fault.Invalid, "params.type: want one of operation, api, capability, agent, tool, knowledge, got %q", kind).
+			WithDetail("path", "params.type")
+	}
+	if kb != "" {
+		query += " source:" + kb
+	}
+	hits := s.svc.Catalog.Search(c.Principal, query, discovery.Kind(kind), k)
+	out := make([]match, len(hits))
+	for i, h := range hits {
+		out[i] = matchOf(h, true)
+	}
+	return w.Complete(map[string]any{"results": out})
+}
+
+// queryCapabilities narrows the capabilities answer to the entries relevant
+// to query: the ranked matches, and the lists of the answer cut to them.
+func (s *Server) queryCapabilities(pr *account.Principal, query string, k int, ops []string) map[string]any {
+	hits := s.svc.Catalog.Search(pr, query, "", k)
+	matches := make([]match, 0, len(hits))
+	apis := []apiEntry{}
+	supported := []string{}
+	kbs := []string{}
+	caps := []string{}
+	for _, h := range hits {
+		matches = append(matches, matchOf(h, false))
+		switch h.Entry.Kind {
+		case discovery.KindOperation:
+			apis = append(apis, apiEntryOf(h.Entry))
+		case discovery.KindTool:
+			if name, ok := strings.CutPrefix(h.Entry.ID, "op."); ok && slices.Contains(ops, name) {
+				supported = append(supported, name)
+			}
+		case discovery.KindKnowledge:
+			if !slices.Contains(kbs, h.Entry.Source) {
+				kbs = append(kbs, h.Entry.Source)
+			}
+		case discovery.KindCapability:
+			caps = append(caps, h.Entry.ID)
+		}
+	}
+	return map[string]any{"matches": matches, "availableApis": apis, "supportedOperations": supported,
+		"knowledgeBases": kbs, "capabilities": caps}
+}
+
+// adminAPIsImport is POST /api/v1/admin/apis {name, document, kind?, format?}.
+func (s *Server) adminAPIsImport(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	name := p.RequiredString("name")
+	doc := p.RequiredString("document")
+	kind := p.String("kind")
+	format := p.String("format")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	info, err := s.svc.Catalog.Import(ctx, name, kind, format, []byte(doc), c.Principal.ID)
+	if err != nil {
+		return err
+	}
+	return w.Complete(info)
+}
+
+func (s *Server) adminAPIsList(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+	if err := newParams(c.Env.Params).Done(); err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"apis": s.svc.Catalog.List()})
+}
+
+func (s *Server) adminAPIsDelete(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	name := p.RequiredString("id")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	if err := s.svc.Catalog.Delete(ctx, name); err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"deleted": name})
+}
