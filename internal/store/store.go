@@ -39,6 +39,7 @@ type Store interface {
 	MCPServers
 	KnowledgeBases
 	Capabilities
+	Agents
 	// Close waits for pending writes and releases the database (and the data
 	// directory's lock). Calls after Close fail with Unavailable.
 	Close() error

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"KV", testKV},
 		{"MCPServers", testMCPServers},
 		{"KnowledgeBases", testKnowledgeBases},
+		{"Agents", testAgents}, {"AgentBound", testAgentBound},
 		{"Capabilities", testCapabilities}, {"CapabilityScoping", testCapabilityScoping}, {"CapabilityBounds", testCapabilityBounds},
 		{"LocalStorageAdapter", testLocalStorageAdapter},
 		{"CheckpointerAdapter", testCheckpointerAdapter},
