@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/discovery"
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
@@ -75,11 +76,14 @@ func (b *Box) Add(p Provider) { b.providers = append(b.providers, p) }
 
 // ListOptions filter a list.
 type ListOptions struct {
-	Query string   // non-empty: only tools whose name, description or tags hold every word
+	// Query, when not blank, keeps the tools relevant to it, most relevant
+	// first (discovery's BM25 over name, description and tags).
+	Query string
 	Tags  []string // non-empty: only tools with one of these tags
 }
 
-// List returns the tools p may use, sorted by name, filtered by o.
+// List returns the tools p may use, filtered by o: sorted by name, or by
+// relevance to a query.
 func (b *Box) List(ctx context.Context, p *account.Principal, o ListOptions) ([]Tool, error) {
 	var out []Tool
 	for _, pr := range b.providers {
@@ -88,33 +92,47 @@ func (b *Box) List(ctx context.Context, p *account.Principal, o ListOptions) ([]
 			return nil, err
 		}
 		for _, t := range ts {
-			if matches(t, o) {
+			if hasTag(t, o.Tags) {
 				out = append(out, t)
 			}
 		}
 	}
 	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	if strings.TrimSpace(o.Query) != "" {
+		out = rank(out, o.Query)
+	}
 	if out == nil {
 		out = []Tool{}
 	}
 	return out, nil
 }
 
-// matches is a plain word match until discovery (issue 9) ranks tools.
-func matches(t Tool, o ListOptions) bool {
-	if len(o.Tags) > 0 && !slices.ContainsFunc(o.Tags, func(tag string) bool { return slices.Contains(t.Tags, tag) }) {
-		return false
+func hasTag(t Tool, tags []string) bool {
+	return len(tags) == 0 || slices.ContainsFunc(tags, func(tag string) bool { return slices.Contains(t.Tags, tag) })
+}
+
+// rank keeps the tools relevant to query, most relevant first. The index is
+// built for the call: an account's tools are a few hundred at most, and they
+// differ by account (MCP servers, grants).
+func rank(ts []Tool, query string) []Tool {
+	ix := discovery.New()
+	entries := make([]discovery.Entry, len(ts))
+	byName := make(map[string]Tool, len(ts))
+	for i, t := range ts {
+		summary, _, _ := strings.Cut(t.Description, ".")
+		entries[i] = discovery.Entry{Kind: discovery.KindTool, ID: t.Name, Name: t.Name, Summary: summary,
+			Description: t.Description, Tags: t.Tags}
+		byName[t.Name] = t
 	}
-	if strings.TrimSpace(o.Query) == "" {
-		return true
+	if err := ix.Upsert(entries...); err != nil {
+		return nil
 	}
-	hay := strings.ToLower(t.Name + " " + t.Description + " " + strings.Join(t.Tags, " "))
-	for _, w := range strings.Fields(strings.ToLower(o.Query)) {
-		if !strings.Contains(hay, w) {
-			return false
-		}
+	hits := ix.Search(query, nil, len(ts))
+	out := make([]Tool, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, byName[h.Entry.ID])
 	}
-	return true
+	return out
 }
 
 // Call runs the named tool for p. An unknown name is NotFound (unknown_tool);

@@ -1,0 +1,57 @@
+package tools_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/tools"
+)
+
+type fixed []tools.Tool
+
+func (fixed) Handles(name string) bool { return name == "echo" }
+func (f fixed) List(context.Context, *account.Principal) ([]tools.Tool, error) {
+	return f, nil
+}
+func (fixed) Call(_ context.Context, _ *account.Principal, name string, args map[string]any, _ func(tools.Event)) (*tools.Result, error) {
+	return &tools.Result{Success: true, Data: args}, nil
+}
+
+func TestListRanksAndFilters(t *testing.T) {
+	box := tools.New(fixed{
+		{Name: "op.FilterData", Description: "Keep the items of an array that match every condition", Tags: []string{"operation"}},
+		{Name: "mcp.crm.listInvoices", Description: "List a customer's unpaid and paid invoices", Tags: []string{"mcp"}},
+		{Name: "mcp.crm.addNote", Description: "Add a note to a customer", Tags: []string{"mcp"}},
+		{Name: "echo", Description: "Echo the text back", Tags: []string{"test"}},
+	})
+	ctx := context.Background()
+	all, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{})
+	if len(all) != 4 || all[0].Name != "echo" {
+		t.Fatalf("all, by name: %v", all)
+	}
+	got, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{Query: "customer invoices unpaid"})
+	if len(got) == 0 || got[0].Name != "mcp.crm.listInvoices" {
+		t.Fatalf("ranked: %v", got)
+	}
+	for _, tl := range got {
+		if tl.Name == "echo" || tl.Name == "op.FilterData" {
+			t.Fatalf("an unrelated tool matched: %v", got)
+		}
+	}
+	got, _ = box.List(ctx, &account.Principal{}, tools.ListOptions{Query: "customer", Tags: []string{"test", "operation"}})
+	if len(got) != 0 {
+		t.Fatalf("tags and query: %v", got)
+	}
+	got, _ = box.List(ctx, &account.Principal{}, tools.ListOptions{Tags: []string{"mcp"}})
+	if len(got) != 2 {
+		t.Fatalf("tags: %v", got)
+	}
+	if _, err := box.Call(ctx, &account.Principal{}, "nope", nil, nil); fault.From(err).Kind != fault.NotFound {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	if r, err := box.Call(ctx, &account.Principal{}, "echo", map[string]any{"a": 1.0}, nil); err != nil || r.ToolName != "echo" || !r.Success {
+		t.Fatalf("call: %+v %v", r, err)
+	}
+}
