@@ -88,6 +88,8 @@ func newRoot(io Stdio) *cobra.Command {
 		newSessionCmd(io),
 		newE2ACmd(io),
 		newCapCmd(io),
+		newSearchCmd(io),
+		newAPICmd(io),
 	)
 	return root
 }

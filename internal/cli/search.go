@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newSearchCmd(io Stdio) *cobra.Command {
+	var u, key, kind, kb string
+	var topK int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search what your account may use on a server: API operations, operations, capabilities, knowledge",
+		Long: `Ask the server's discovery (POST /api/v1/knowledge/search) for what is relevant to
+QUERY among what the account may use, ranked. Reads SLUICE_URL and SLUICE_API_KEY.
+Prints one line per result (score, kind, id, summary), or the JSON answer with --json.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := accountClient(u, key)
+			if err != nil {
+				return err
+			}
+			body := map[string]any{"query": strings.Join(args, " "), "top_k": topK}
+			if kind != "" {
+				body["type"] = kind
+			}
+			if kb != "" {
+				body["kb_id"] = kb
+			}
+			var out struct {
+				Results []struct {
+					Kind    string  `json:"kind"`
+					ID      string  `json:"id"`
+					Name    string  `json:"name"`
+					Summary string  `json:"summary"`
+					Method  string  `json:"method"`
+					URL     string  `json:"url"`
+					Score   float64 `json:"score"`
+				} `json:"results"`
+			}
+			if err := c.Do(cmd.Context(), "POST", "/api/v1/knowledge/search", body, &out); err != nil {
+				return serverError(err)
+			}
+			if asJSON {
+				return writeJSON(io.Out, out)
+			}
+			for _, r := range out.Results {
+				what := r.Summary
+				if r.Method != "" {
+					what = r.Method + " " + r.URL + "  " + what
+				}
+				fmt.Fprintf(io.Out, "%6.2f  %-10s %s  %s\n", r.Score, r.Kind, r.ID, what)
+			}
+			if len(out.Results) == 0 {
+				fmt.Fprintln(io.Err, "nothing found")
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&topK, "top-k", 10, "how many results")
+	fl.StringVar(&kind, "kind", "", "only this kind: operation, api, capability, agent, tool, knowledge")
+	fl.StringVar(&kb, "kb", "", "only this knowledge base")
+	fl.BoolVar(&asJSON, "json", false, "print the JSON answer")
+	fl.StringVar(&u, "url", "", "server URL (default $SLUICE_URL, else http://127.0.0.1:8080)")
+	fl.StringVar(&key, "key", "", "API key, @FILE or env:VAR (default $SLUICE_API_KEY)")
+	return cmd
+}
+
+func newAPICmd(io Stdio) *cobra.Command {
+	cmd := &cobra.Command{Use: "api", Short: "Manage API knowledge bases on a server (admin)"}
+	var af adminFlags
+	af.register(cmd)
+	var name, kind, format string
+	imp := &cobra.Command{
+		Use:   "import FILE --name NAME",
+		Short: "Import an OpenAPI document (each operation an API entry NAME.operationId) or a text knowledge base",
+		Long: `Send FILE to POST /api/v1/admin/apis. An OpenAPI 3.0/3.1 document (the default
+kind) becomes API entries NAME.operationId that accounts granted the API "NAME"
+(apis) see in availableApis and may call (the grant implies the API's hosts); with
+--kind text the file is a knowledge base searched by section. Importing NAME again
+replaces it. Prints the knowledge base; exit 1 when the server refuses it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if name == "" {
+				return fail(ExitInvalid, "--name is required: the id accounts are granted")
+			}
+			data, err := readDocument(args[0], io.In, 4<<20)
+			if err != nil {
+				return err
+			}
+			if format == "" {
+				format = strings.TrimPrefix(filepath.Ext(args[0]), ".")
+			}
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			var out map[string]any
+			body := map[string]any{"name": name, "document": string(data), "kind": kind, "format": format}
+			if err := c.Do(cmd.Context(), "POST", "/api/v1/admin/apis", body, &out); err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, out)
+		},
+	}
+	imp.Flags().StringVar(&name, "name", "", "the knowledge base's name (letters, digits, _ and -)")
+	imp.Flags().StringVar(&kind, "kind", "openapi", "openapi or text")
+	imp.Flags().StringVar(&format, "format", "", "json, yaml, markdown or text (default: the file's extension)")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the knowledge bases",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			var out map[string]any
+			if err := c.Do(cmd.Context(), "GET", "/api/v1/admin/apis", nil, &out); err != nil {
+				return serverError(err)
+			}
+			return writeJSON(io.Out, out)
+		},
+	}
+	rm := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Delete a knowledge base and its entries",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			if err := c.Do(cmd.Context(), "DELETE", "/api/v1/admin/apis/"+url.PathEscape(args[0]), nil, nil); err != nil {
+				return serverError(err)
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(imp, list, rm)
+	return cmd
+}
