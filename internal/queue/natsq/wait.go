@@ -1,0 +1,180 @@
+package natsq
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sluicehq/sluice/internal/queue"
+)
+
+// maxDues bounds the due times remembered per topic; past it the earliest
+// are kept, and MaxWait covers the rest.
+const maxDues = 1024
+
+// topicWait is a topic's waiters and what this process knows of when its
+// items come due.
+type topicWait struct {
+	sub  *nats.Subscription // wake-ups of every process, on P.w.TOPIC
+	sig  chan struct{}      // closed on a wake-up
+	dues []time.Time        // lease ends, delays and schedules known here
+}
+
+// Wait implements queue.Queue. It registers first and looks second, so an
+// item that arrives between a consumer's empty Lease and its Wait is never
+// missed: either the look sees it, or its wake-up comes after the
+// registration.
+func (q *Queue) Wait(ctx context.Context, topic string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := queue.CheckLease(topic, "waiter", 1, time.Second); err != nil {
+		return err
+	}
+	sig, next, err := q.register(topic)
+	if err != nil {
+		return err
+	}
+	if !next.IsZero() && !next.After(time.Now()) {
+		return nil
+	}
+	cons, err := q.consumer(ctx, topic)
+	if err != nil {
+		return err
+	}
+	c, cancel := q.bound(ctx)
+	info, err := cons.Info(c)
+	cancel()
+	if err != nil {
+		return q.unavailable("ask the consumer of topic "+strconv.Quote(topic)+" for its state", err)
+	}
+	if info.NumPending > 0 {
+		return nil
+	}
+	wait := q.o.MaxWait
+	if !next.IsZero() {
+		wait = min(wait, time.Until(next))
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-sig:
+	case <-t.C:
+	case <-q.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return q.check()
+}
+
+// register makes sure the topic's wake-ups are subscribed to and returns its
+// signal and its earliest due time, after dropping the due times that passed
+// (a passed one is returned once: the item may be visible).
+func (q *Queue) register(topic string) (<-chan struct{}, time.Time, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return nil, time.Time{}, closedErr()
+	}
+	tw := q.topicWaitLocked(topic)
+	if tw.sub == nil {
+		sub, err := q.nc.Subscribe(q.n.wake(topic), func(m *nats.Msg) { q.heard(topic, m.Data) })
+		if err != nil {
+			return nil, time.Time{}, q.unavailable("subscribe to the wake-ups of topic "+strconv.Quote(topic), err)
+		}
+		tw.sub = sub
+	}
+	if tw.sig == nil {
+		tw.sig = make(chan struct{})
+	}
+	now := time.Now()
+	var next time.Time
+	kept := tw.dues[:0]
+	for _, d := range tw.dues {
+		if !d.After(now) {
+			if next.IsZero() || d.Before(next) {
+				next = d
+			}
+			continue
+		}
+		kept = append(kept, d)
+	}
+	tw.dues = kept
+	if next.IsZero() {
+		for _, d := range tw.dues {
+			if next.IsZero() || d.Before(next) {
+				next = d
+			}
+		}
+	}
+	return tw.sig, next, nil
+}
+
+func (q *Queue) topicWaitLocked(topic string) *topicWait {
+	tw := q.topics[topic]
+	if tw == nil {
+		tw = &topicWait{}
+		q.topics[topic] = tw
+	}
+	return tw
+}
+
+// remember notes when something of topic comes due, for this process's
+// waiters.
+func (q *Queue) remember(topic string, due time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.rememberLocked(topic, due)
+}
+
+func (q *Queue) rememberLocked(topic string, due time.Time) {
+	tw := q.topicWaitLocked(topic)
+	if len(tw.dues) >= maxDues {
+		latest := 0
+		for i, d := range tw.dues {
+			if d.After(tw.dues[latest]) {
+				latest = i
+			}
+		}
+		if !due.Before(tw.dues[latest]) {
+			return
+		}
+		tw.dues[latest] = due
+		return
+	}
+	tw.dues = append(tw.dues, due)
+}
+
+// announce tells the waiters of every process that something of topic comes
+// due at due: a plain NATS message, lost when nobody listens, which costs
+// nothing then.
+func (q *Queue) announce(topic string, due time.Time) {
+	q.heard(topic, nil)
+	if !due.After(time.Now()) {
+		q.nc.Publish(q.n.wake(topic), nil)
+		return
+	}
+	q.remember(topic, due)
+	q.nc.Publish(q.n.wake(topic), strconv.AppendInt(nil, due.UnixNano(), 10))
+}
+
+// heard handles a wake-up: a due time in the future is remembered; either
+// way the waiters return, to look again (early is allowed, late is not).
+func (q *Queue) heard(topic string, data []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(data) > 0 {
+		if ns, err := strconv.ParseInt(string(data), 10, 64); err == nil {
+			if due := time.Unix(0, ns); due.After(time.Now()) {
+				q.rememberLocked(topic, due)
+			}
+		}
+	}
+	tw := q.topics[topic]
+	if tw != nil && tw.sig != nil {
+		close(tw.sig)
+		tw.sig = nil
+	}
+}
