@@ -41,14 +41,18 @@ type Config struct {
 	// Capabilities gives the published capabilities (nil: none).
 	Capabilities func(ctx context.Context) ([]*caprun.Published, error)
 	// Audit is the server's audit policy for capabilities.
-	Audit  policy.AuditPolicy
-	Logger *slog.Logger
+	Audit policy.AuditPolicy
+	// Embedder, when set, makes ranking hybrid: BM25 fused with vector
+	// similarity (reciprocal rank fusion); nil: BM25 alone.
+	Embedder discovery.Embedder
+	Logger   *slog.Logger
 }
 
 // Service is the catalog.
 type Service struct {
 	cfg Config
 	ix  *discovery.Index
+	hy  *discovery.Hybrid // nil without an embedder
 
 	mux sync.Mutex // serialises writers
 
@@ -65,8 +69,25 @@ func New(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{cfg: cfg, ix: discovery.New(), hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
+	s := &Service{cfg: cfg, ix: discovery.New(), hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
 		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}}
+	if cfg.Embedder != nil {
+		s.hy = discovery.NewHybrid(s.ix, cfg.Embedder, cfg.Logger)
+	}
+	return s
+}
+
+// replace swaps the entries of (kind, source), embedding them when ranking
+// is hybrid. An embedding failure keeps the entries, ranked by BM25 alone.
+func (s *Service) replace(ctx context.Context, kind discovery.Kind, source string, entries []discovery.Entry) error {
+	if s.hy != nil {
+		err := s.hy.Replace(ctx, kind, source, entries)
+		if err == nil {
+			return nil
+		}
+		s.cfg.Logger.Warn("discovery: entries not embedded; BM25 only", "kind", kind, "source", source, "error", err)
+	}
+	return s.ix.Replace(kind, source, entries)
 }
 
 // Load indexes the operations, every stored knowledge base and the published
@@ -79,7 +100,7 @@ func (s *Service) Load(ctx context.Context) error {
 			Name: spec.Name, Summary: spec.Summary, Description: spec.Description, Tags: []string{"operation"},
 			Permission: permOp + spec.Name})
 	}
-	if err := s.ix.Replace(discovery.KindTool, "operations", ops); err != nil {
+	if err := s.replace(ctx, discovery.KindTool, "operations", ops); err != nil {
 		return err
 	}
 	kbs, err := s.cfg.Store.ListKnowledgeBases(ctx)
@@ -87,7 +108,7 @@ func (s *Service) Load(ctx context.Context) error {
 		return err
 	}
 	for _, kb := range kbs {
-		if err := s.index(kb); err != nil {
+		if err := s.index(ctx, kb); err != nil {
 			s.cfg.Logger.Warn("knowledge base left out of discovery", "name", kb.Name, "error", err)
 		}
 	}
@@ -133,7 +154,7 @@ func (s *Service) RefreshCapabilities(ctx context.Context) error {
 	}
 	s.mux.Lock()
 	defer s.mux.Unlock()
-	if err := s.ix.Replace(discovery.KindCapability, "capabilities", entries); err != nil {
+	if err := s.replace(ctx, discovery.KindCapability, "capabilities", entries); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -175,7 +196,7 @@ func (s *Service) Import(ctx context.Context, name, kind, format string, doc []b
 	if err != nil {
 		return KnowledgeInfo{}, err
 	}
-	if err := s.index(stored); err != nil {
+	if err := s.index(ctx, stored); err != nil {
 		return KnowledgeInfo{}, err
 	}
 	return s.info(stored.Name), nil
@@ -188,7 +209,7 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 	}
 	s.mux.Lock()
 	defer s.mux.Unlock()
-	_ = s.ix.Replace(discovery.KindOperation, name, nil)
+	_ = s.ix.Replace(discovery.KindOperation, name, nil) // removing needs no embedding
 	_ = s.ix.Replace(discovery.KindAPI, name, nil)
 	_ = s.ix.Replace(discovery.KindKnowledge, name, nil)
 	s.mu.Lock()
@@ -227,7 +248,7 @@ func (s *Service) info(name string) KnowledgeInfo {
 }
 
 // index puts a knowledge base's entries in the index.
-func (s *Service) index(kb store.KnowledgeBase) error {
+func (s *Service) index(ctx context.Context, kb store.KnowledgeBase) error {
 	var ops []discovery.Entry
 	var hosts []string
 	var api *discovery.Entry
@@ -252,17 +273,17 @@ func (s *Service) index(kb store.KnowledgeBase) error {
 	}
 	s.mux.Lock()
 	defer s.mux.Unlock()
-	if err := s.ix.Replace(discovery.KindOperation, kb.Name, ops); err != nil {
+	if err := s.replace(ctx, discovery.KindOperation, kb.Name, ops); err != nil {
 		return err
 	}
 	var apis []discovery.Entry
 	if api != nil {
 		apis = []discovery.Entry{*api}
 	}
-	if err := s.ix.Replace(discovery.KindAPI, kb.Name, apis); err != nil {
+	if err := s.replace(ctx, discovery.KindAPI, kb.Name, apis); err != nil {
 		return err
 	}
-	if err := s.ix.Replace(discovery.KindKnowledge, kb.Name, texts); err != nil {
+	if err := s.replace(ctx, discovery.KindKnowledge, kb.Name, texts); err != nil {
 		return err
 	}
 	kb.Document = nil
@@ -341,7 +362,7 @@ func AllowsAPI(p policy.Permissions, id string) bool {
 
 // Search ranks what p may see for query (top k; 0: 10). kind narrows to one
 // kind of entry ("" all).
-func (s *Service) Search(p *account.Principal, query string, kind discovery.Kind, k int) []discovery.Hit {
+func (s *Service) Search(ctx context.Context, p *account.Principal, query string, kind discovery.Kind, k int) []discovery.Hit {
 	if k <= 0 {
 		k = 10
 	}
@@ -349,6 +370,9 @@ func (s *Service) Search(p *account.Principal, query string, kind discovery.Kind
 	if kind != "" {
 		inner := filter
 		filter = func(e discovery.Entry) bool { return e.Kind == kind && inner(e) }
+	}
+	if s.hy != nil {
+		return s.hy.Search(ctx, query, filter, k)
 	}
 	return s.ix.Search(query, filter, k)
 }

@@ -33,6 +33,7 @@ type Config struct {
 	MCP          MCP        `yaml:"mcp"`
 	A2S          A2S        `yaml:"a2s"`
 	Store        Store      `yaml:"store"`
+	Discovery    Discovery  `yaml:"discovery"`
 	Metrics      Metrics    `yaml:"metrics"`
 	// AdminKeyFile names a file (mode 0600) holding the admin key. The key
 	// itself is never read from the config file: a secret does not belong in

@@ -131,6 +131,7 @@ func (d *decoder) validate(c *Config) {
 	d.durationIn("session.shutdown_timeout", c.Session.ShutdownTimeout, time.Second, time.Hour)
 	d.validateMCP(c.MCP)
 	d.validateA2S(c.A2S)
+	d.validateDiscovery(c.Discovery)
 	if c.Store.DSN != "" && c.Store.DSN != "sqlite" && !c.Store.Postgres() {
 		d.bad("store.dsn", "want \"sqlite\" or a postgres:// URL")
 	}

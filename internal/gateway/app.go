@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/discovery"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/execution"
@@ -195,8 +198,14 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	for _, r := range op.Builtins() {
 		specs = append(specs, r.Spec)
 	}
+	var embedder discovery.Embedder
+	if e := cfg.Discovery.Embeddings; e.URL != "" {
+		// The operator's own endpoint (often on loopback): a plain client.
+		embedder = &discovery.OpenAIEmbedder{BaseURL: e.URL, Model: e.Model, APIKey: os.Getenv(e.APIKeyEnv),
+			Client: &http.Client{Timeout: 30 * time.Second}}
+	}
 	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog,
-		Audit: policy.AuditPolicy(cfg.A2S.Audit), Logger: log.With("component", "catalog")})
+		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, Logger: log.With("component", "catalog")})
 	if err := cat.Load(ctx); err != nil {
 		return nil, err
 	}

@@ -1,10 +1,14 @@
 package gateway_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/sluicehq/sluice/internal/config"
 )
 
 func crmOpenAPI(server string) string {
@@ -82,5 +86,43 @@ func TestDiscoveryAndKnowledgeBases(t *testing.T) {
 	s.call("DELETE", "/api/v1/admin/apis/crm", s.admin, nil).want(t, http.StatusNotFound)
 	if after := s.call("GET", "/api/v1/capabilities", key, nil).want(t, http.StatusOK); len(after.get("capabilities.availableApis").([]any)) != 0 {
 		t.Fatalf("after delete: %s", after.raw)
+	}
+}
+
+// With an embeddings endpoint configured, ranking is hybrid: a paraphrase
+// that shares no word with the entry is still found.
+func TestDiscoveryWithEmbeddings(t *testing.T) {
+	emb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		var data []map[string]any
+		for i, text := range req.Input {
+			v := []float64{0, 1}
+			if l := strings.ToLower(text); strings.Contains(l, "vaccin") || strings.Contains(l, "shots") {
+				v = []float64{1, 0}
+			}
+			data = append(data, map[string]any{"index": i, "embedding": v})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer emb.Close()
+	for _, hybrid := range []bool{false, true} {
+		s := newServer(t, func(c *config.Config) {
+			if hybrid {
+				c.Discovery.Embeddings = config.Embeddings{URL: emb.URL, Model: "fake"}
+			}
+		})
+		up := upstreamJSON(t, `{}`)
+		doc := strings.ReplaceAll(crmOpenAPI(up.URL), `"/customers/{id}/notes"`, `"/pets/{id}/vaccinations":{"get":{"operationId":"listVaccinations","summary":"A pet's vaccination record","responses":{"200":{"description":"ok"}}}},"/customers/{id}/notes"`)
+		s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "crm", "document": doc}).want(t, http.StatusCreated)
+		_, key := s.account(map[string]any{"apis": []string{"crm"}}, nil)
+		k := s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": "which shots has my dog had", "top_k": 1}).want(t, http.StatusOK)
+		res, _ := k.get("results").([]any)
+		found := len(res) == 1 && res[0].(map[string]any)["id"] == "crm.listVaccinations"
+		if found != hybrid {
+			t.Fatalf("hybrid=%v: %s", hybrid, k.raw)
+		}
 	}
 }

@@ -54,7 +54,7 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 	}
 	if strings.TrimSpace(query) != "" && s.svc.Catalog != nil {
 		// Only what is relevant to the query (discovery), the rest as before.
-		narrowed := s.queryCapabilities(pr, query, k, ops)
+		narrowed := s.queryCapabilities(ctx, pr, query, k, ops)
 		narrowed["availableCredentials"] = creds
 		narrowed["allowedHosts"] = hosts
 		narrowed["securityConstraints"] = map[string]any{

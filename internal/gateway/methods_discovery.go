@@ -22,7 +22,7 @@ const (
 
 // Catalog is discovery over what the server offers (internal/catalog).
 type Catalog interface {
-	Search(p *account.Principal, query string, kind discovery.Kind, k int) []discovery.Hit
+	Search(ctx context.Context, p *account.Principal, query string, kind discovery.Kind, k int) []discovery.Hit
 	APIs(p *account.Principal) []discovery.Entry
 	Import(ctx context.Context, name, kind, format string, doc []byte, by string) (catalog.KnowledgeInfo, error)
 	Delete(ctx context.Context, name string) error
@@ -65,7 +65,7 @@ func matchOf(h discovery.Hit, withDescription bool) match {
 }
 
 // knowledgeSearch is POST /api/v1/knowledge/search {query, kb_id?, type?, top_k?}.
-func (s *Server) knowledgeSearch(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+func (s *Server) knowledgeSearch(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
 	p := newParams(c.Env.Params)
 	query := p.RequiredString("query")
 	kb := p.String("kb_id")
@@ -81,7 +81,7 @@ func (s *Server) knowledgeSearch(_ context.Context, c *Call, w *e2a.StreamWriter
 	if kb != "" {
 		query += " source:" + kb
 	}
-	hits := s.svc.Catalog.Search(c.Principal, query, discovery.Kind(kind), k)
+	hits := s.svc.Catalog.Search(ctx, c.Principal, query, discovery.Kind(kind), k)
 	out := make([]match, len(hits))
 	for i, h := range hits {
 		out[i] = matchOf(h, true)
@@ -91,8 +91,8 @@ func (s *Server) knowledgeSearch(_ context.Context, c *Call, w *e2a.StreamWriter
 
 // queryCapabilities narrows the capabilities answer to the entries relevant
 // to query: the ranked matches, and the lists of the answer cut to them.
-func (s *Server) queryCapabilities(pr *account.Principal, query string, k int, ops []string) map[string]any {
-	hits := s.svc.Catalog.Search(pr, query, "", k)
+func (s *Server) queryCapabilities(ctx context.Context, pr *account.Principal, query string, k int, ops []string) map[string]any {
+	hits := s.svc.Catalog.Search(ctx, pr, query, "", k)
 	matches := make([]match, 0, len(hits))
 	apis := []apiEntry{}
 	supported := []string{}

@@ -1,0 +1,38 @@
+package config
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Discovery configures the discovery index.
+type Discovery struct {
+	Embeddings Embeddings `yaml:"embeddings"`
+}
+
+// Embeddings names an OpenAI-compatible /v1/embeddings endpoint; with one,
+// ranking is hybrid (BM25 fused with vector similarity). Empty URL: BM25
+// alone. The key is read from the environment variable APIKeyEnv, never
+// from the file.
+type Embeddings struct {
+	URL       string `yaml:"url"`
+	Model     string `yaml:"model"`
+	APIKeyEnv string `yaml:"api_key_env"`
+}
+
+func (d *decoder) validateDiscovery(c Discovery) {
+	e := c.Embeddings
+	if e.URL == "" {
+		return
+	}
+	u, err := url.Parse(e.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		d.bad("discovery.embeddings.url", "want an http(s) base URL without user info, such as http://127.0.0.1:11434")
+	}
+	if e.Model == "" {
+		d.bad("discovery.embeddings.url", "needs discovery.embeddings.model")
+	}
+	if strings.ContainsAny(e.APIKeyEnv, " =") {
+		d.bad("discovery.embeddings.api_key_env", "want the name of an environment variable")
+	}
+}
