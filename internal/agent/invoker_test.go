@@ -157,9 +157,9 @@ func TestBadAnswersFailWithoutRetry(t *testing.T) {
 
 func TestSuccessShapes(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"task_id":"$TASK","output":{"a":1}}`:                          `{"a":1}`, // no status: success
+		`{"task_id":"$TASK","output":{"a":1}}`:                           `{"a":1}`, // no status: success
 		`{"task_id":"$TASK","status":"SUCCESS","output":[1,2],"x":true}`: `[1,2]`,
-		`{"task_id":"$TASK","status":"success"}`:                        `null`,
+		`{"task_id":"$TASK","status":"success"}`:                         `null`,
 	} {
 		e := newEnv(t)
 		s := newScript(t, status(200, body))
