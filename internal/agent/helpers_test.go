@@ -55,7 +55,7 @@ func (s *syncBuffer) String() string {
 
 type envOption func(*agent.RegistryOptions, *agent.InvokerOptions)
 
-func newEnv(t *testing.T, opts ...envOption) *env {
+func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	db, err := sqlite.Open(ctx, sqlite.Options{Dir: t.TempDir()})
 	if err != nil {

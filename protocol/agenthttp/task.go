@@ -41,7 +41,18 @@ func EncodeRequest(r Request) ([]byte, error) {
 	if !isObject(r.Input) {
 		return nil, errorf("request", "input", 0, "want a JSON object, got %s", kindOf(r.Input))
 	}
-	return json.Marshal(Request{TaskID: r.TaskID, Input: compact(r.Input)})
+	// Written by hand: json.Marshal would compact the input a second time.
+	id, _ := json.Marshal(r.TaskID)
+	var b bytes.Buffer
+	b.Grow(len(id) + len(r.Input) + 24)
+	b.WriteString(`{"task_id":`)
+	b.Write(id)
+	b.WriteString(`,"input":`)
+	if err := json.Compact(&b, r.Input); err != nil {
+		return nil, errorf("request", "input", 0, "is not valid JSON")
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // DecodeRequest reads a task request as an agent receives it (used by
@@ -97,7 +108,8 @@ type Response struct {
 	// Status is "" when the answer had none (a success), or one of the two
 	// statuses.
 	Status Status
-	// Output is the agent's output, null when it sent none.
+	// Output is the agent's output as it sent it (valid JSON, whitespace
+	// kept), null when it sent none.
 	Output json.RawMessage
 	// Error is the agent's message, nil when it sent null or none.
 	Error *string
@@ -170,7 +182,7 @@ func DecodeResponse(data []byte, lim Limits) (*Response, error) {
 				}
 			}
 		case "output":
-			r.Output = compact(m.raw)
+			r.Output = m.raw // valid JSON as sent; compacting it again costs a pass over every answer
 		case "error":
 			s, ok, err := d.optStr(m, "error")
 			if err != nil {
