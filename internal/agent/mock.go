@@ -10,6 +10,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,8 @@ type MockAgent struct {
 	o        MockOptions
 	requests atomic.Int64
 	failures atomic.Int64
+	stop     chan struct{} // closed at shutdown: held requests end
+	stopOnce sync.Once
 }
 
 // NewMockAgent checks o and makes the agent.
@@ -75,7 +78,7 @@ func NewMockAgent(o MockOptions) (*MockAgent, error) {
 	if o.Rand == nil {
 		o.Rand = mrand.Float64
 	}
-	return &MockAgent{o: o}, nil
+	return &MockAgent{o: o, stop: make(chan struct{})}, nil
 }
 
 // Requests is how many task requests it has received.
@@ -110,14 +113,14 @@ func (m *MockAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	corr := r.Header.Get(agenthttp.HeaderCorrelationID)
 	m.o.Logger.Info("task received", "agent", m.o.Name, "taskId", req.TaskID, "correlationId", corr)
 	if !m.wait(r.Context(), m.o.Delay) {
-		return
+		panic(http.ErrAbortHandler) // no answer at all, not an empty 200
 	}
 	if m.o.ErrorMode != MockErrorNone && m.o.Rand() < m.o.ErrorRate {
 		m.failures.Add(1)
 		switch m.o.ErrorMode {
 		case MockErrorTimeout:
 			m.wait(r.Context(), 10*time.Minute)
-			return
+			panic(http.ErrAbortHandler)
 		case MockError4xx:
 			mockJSON(w, http.StatusBadRequest, map[string]any{"error": "mock-agent " + m.o.Name + ": simulated client error",
 				"details": map[string]any{"task_id": req.TaskID}})
@@ -149,8 +152,14 @@ func (m *MockAgent) wait(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	case <-m.stop:
+		return false
 	}
 }
+
+// Stop ends the requests it holds (delays, timeout mode), so a server
+// shutting down need not wait for them.
+func (m *MockAgent) Stop() { m.stopOnce.Do(func() { close(m.stop) }) }
 
 func mockJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
@@ -179,6 +188,7 @@ func ServeMock(ctx context.Context, ln net.Listener, o MockOptions) error {
 		return err
 	case <-ctx.Done():
 	}
+	m.Stop()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	err = srv.Shutdown(sctx)
