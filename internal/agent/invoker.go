@@ -100,7 +100,7 @@ type call struct {
 }
 
 // Invoke sends a task to agent name and returns its output. input is a
-// JSON object (nil: {}); taskID is sent on every attempt as the task's
+// JSON object (nil or null: {}); taskID is sent on every attempt as the task's
 // idempotency key (empty: one is made up); correlationID goes in
 // X-Correlation-ID (empty: the task id).
 //
@@ -175,7 +175,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.
 
 // prepare looks the agent up and builds what every attempt sends.
 func (inv *Invoker) prepare(ctx context.Context, name, taskID string, input json.RawMessage, corr string) (*call, error) {
-	if len(bytes.TrimSpace(input)) == 0 {
+	if t := bytes.TrimSpace(input); len(t) == 0 || string(t) == "null" {
 		input = json.RawMessage("{}")
 	}
 	if taskID == "" {

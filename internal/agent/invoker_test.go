@@ -282,12 +282,12 @@ func TestInvokeInputAndNames(t *testing.T) {
 	if s.calls() != 0 {
 		t.Fatalf("%d calls for refused invocations", s.calls())
 	}
-	// Without a task id, one is made up and sent.
-	if _, err := e.inv.Invoke(ctx, "a", "", nil, ""); err != nil {
+	// Without a task id, one is made up and sent; a null input is {}.
+	if _, err := e.inv.Invoke(ctx, "a", "", json.RawMessage(`null`), ""); err != nil {
 		t.Fatal(err)
 	}
-	if id := s.requests()[0].body.TaskID; !strings.HasPrefix(id, "task-") || len(id) < 20 {
-		t.Fatalf("made-up task id %q", id)
+	if r := s.requests()[0].body; !strings.HasPrefix(r.TaskID, "task-") || len(r.TaskID) < 20 || string(r.Input) != `{}` {
+		t.Fatalf("made-up task id %q, input %s", r.TaskID, r.Input)
 	}
 }
 
