@@ -90,6 +90,8 @@ func newRoot(io Stdio) *cobra.Command {
 		newCapCmd(io),
 		newSearchCmd(io),
 		newAPICmd(io),
+		newAgentsCmd(io),
+		newMockAgentCmd(io),
 	)
 	return root
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/cache"
 	"github.com/sluicehq/sluice/internal/capreg"
@@ -198,6 +199,10 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	for _, r := range op.Builtins() {
 		specs = append(specs, r.Spec)
 	}
+	agentRegistry := agent.NewRegistry(agent.RegistryOptions{Store: a.db, Vault: sealed, Egress: pol, Clock: clk,
+		Logger: log.With("component", "agents")})
+	agents := &Agents{Registry: agentRegistry,
+		Invoker: agent.NewInvoker(agent.InvokerOptions{Registry: agentRegistry, Clock: clk, Logger: log.With("component", "agents")})}
 	var embedder discovery.Embedder
 	if e := cfg.Discovery.Embeddings; e.URL != "" {
 		// The operator's own endpoint (often on loopback): a plain client.
@@ -234,6 +239,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Capabilities: a.caps,
 		Registry:     registry,
 		Catalog:      cat,
+		Agents:       agents,
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err
@@ -261,6 +267,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if err := a.caps.Start(runCtx, accounts.Principal); err != nil {
 		return nil, err
 	}
+	go agents.Invoker.RunHealthChecks(runCtx, agent.HealthInterval(0))
 	return a, nil
 }
 

@@ -86,6 +86,8 @@ type Services struct {
 	Registry CapabilityRegistry
 	// Catalog is discovery and the API knowledge bases; nil: not offered.
 	Catalog Catalog
+	// Agents are the HTTP task agents; nil: not offered.
+	Agents *Agents
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -156,6 +158,15 @@ func (s *Server) registerMethods() {
 		d.register(e2a.MethodCapabilityDecide, accessAccount, s.capabilityDecide)
 		d.register(MethodCapabilityGet, accessAccount, s.capabilityGet)
 		d.register(MethodCapabilityCancel, accessAccount, s.capabilityCancel)
+	}
+	if s.svc.Agents != nil {
+		d.register(e2a.MethodAgentInvoke, accessAccount, s.agentInvoke)
+		d.register(MethodAdminAgentsRegister, accessAdmin, s.adminAgentsRegister)
+		d.register(MethodAdminAgentsList, accessAdmin, s.adminAgentsList)
+		d.register(MethodAdminAgentsRemove, accessAdmin, s.adminAgentsRemove)
+		if s.svc.Tools != nil {
+			s.svc.Tools.Add(agentTools{s})
+		}
 	}
 	if s.svc.Catalog != nil {
 		d.register(MethodKnowledgeSearch, accessAccount, s.knowledgeSearch)
