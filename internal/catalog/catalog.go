@@ -27,10 +27,11 @@ import (
 
 // Permission keys of entries (discovery.Entry.Permission).
 const (
-	permOp        = "op:"  // + operation name
-	permAPI       = "api:" // + NAME.operationId or NAME
-	permKnowledge = "kb:"  // + knowledge base name
-	permCap       = "cap:" // + NS/ID
+	permOp        = "op:"    // + operation name
+	permAPI       = "api:"   // + NAME.operationId or NAME
+	permKnowledge = "kb:"    // + knowledge base name
+	permCap       = "cap:"   // + NS/ID
+	permAgent     = "agent:" // + agent name
 )
 
 // Config wires a Service.
@@ -40,6 +41,8 @@ type Config struct {
 	Operations []op.Spec
 	// Capabilities gives the published capabilities (nil: none).
 	Capabilities func(ctx context.Context) ([]*caprun.Published, error)
+	// Agents gives the registered HTTP task agents' names (nil: none).
+	Agents func(ctx context.Context) ([]string, error)
 	// Audit is the server's audit policy for capabilities.
 	Audit policy.AuditPolicy
 	// Embedder, when set, makes ranking hybrid: BM25 fused with vector
@@ -112,7 +115,30 @@ func (s *Service) Load(ctx context.Context) error {
 			s.cfg.Logger.Warn("knowledge base left out of discovery", "name", kb.Name, "error", err)
 		}
 	}
+	if err := s.RefreshAgents(ctx); err != nil {
+		return err
+	}
 	return s.RefreshCapabilities(ctx)
+}
+
+// RefreshAgents indexes the registered agents again (after a registration
+// or a removal).
+func (s *Service) RefreshAgents(ctx context.Context) error {
+	if s.cfg.Agents == nil {
+		return nil
+	}
+	names, err := s.cfg.Agents(ctx)
+	if err != nil {
+		return err
+	}
+	entries := make([]discovery.Entry, 0, len(names))
+	for _, n := range names {
+		entries = append(entries, discovery.Entry{Kind: discovery.KindAgent, ID: "agent." + n, Source: "agents", Name: n,
+			Summary: "HTTP task agent " + n, Tags: []string{"agent"}, Permission: permAgent + n})
+	}
+	s.mux.Lock()
+	defer s.mux.Unlock()
+	return s.replace(ctx, discovery.KindAgent, "agents", entries)
 }
 
 // RefreshCapabilities indexes the published capabilities again (after a
@@ -339,6 +365,9 @@ func (s *Service) Filter(p *account.Principal) discovery.Filter {
 		case strings.HasPrefix(e.Permission, permKnowledge):
 			name := strings.TrimPrefix(e.Permission, permKnowledge)
 			return slices.Contains(perms.KnowledgeBases, name) || slices.Contains(perms.KnowledgeBases, "*")
+		case strings.HasPrefix(e.Permission, permAgent):
+			name := strings.TrimPrefix(e.Permission, permAgent)
+			return slices.Contains(perms.Agents, name) || slices.Contains(perms.Agents, "*")
 		case strings.HasPrefix(e.Permission, permCap):
 			run, ok := caps[strings.TrimPrefix(e.Permission, permCap)]
 			return ok && perms.CheckCapabilityRun(run, s.cfg.Audit) == nil

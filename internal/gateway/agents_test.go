@@ -49,6 +49,13 @@ func TestAgentsOnTheServer(t *testing.T) {
 	if !strings.Contains(string(denied.raw), "permission") {
 		t.Fatalf("agent.invoke without the grant: %d %s", denied.status, denied.raw)
 	}
+	// Discovery finds it for an account granted it, not for others.
+	if k := s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": "summarizer", "type": "agent"}).want(t, http.StatusOK); !strings.Contains(string(k.raw), `"id":"agent.summarizer"`) {
+		t.Fatalf("discovery: %s", k.raw)
+	}
+	if k := s.call("POST", "/api/v1/knowledge/search", plain, map[string]any{"query": "summarizer"}).want(t, http.StatusOK); strings.Contains(string(k.raw), "agent.summarizer") {
+		t.Fatalf("discovery without the grant: %s", k.raw)
+	}
 	// As a session tool.
 	rs := openRaw(t, s)
 	rs.handshake(key)

@@ -209,7 +209,15 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		embedder = &discovery.OpenAIEmbedder{BaseURL: e.URL, Model: e.Model, APIKey: os.Getenv(e.APIKeyEnv),
 			Client: &http.Client{Timeout: 30 * time.Second}}
 	}
-	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog,
+	agentNames := func(ctx context.Context) ([]string, error) {
+		list, err := agentRegistry.List(ctx)
+		names := make([]string, 0, len(list))
+		for _, e := range list {
+			names = append(names, e.Name)
+		}
+		return names, err
+	}
+	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog, Agents: agentNames,
 		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, Logger: log.With("component", "catalog")})
 	if err := cat.Load(ctx); err != nil {
 		return nil, err

@@ -49,6 +49,7 @@ func (s *Server) adminAgentsRegister(ctx context.Context, c *Call, w *e2a.Stream
 	if err != nil {
 		return err
 	}
+	s.refreshAgents(ctx)
 	return w.Complete(stored)
 }
 
@@ -86,7 +87,18 @@ func (s *Server) adminAgentsRemove(ctx context.Context, c *Call, w *e2a.StreamWr
 	if err := s.svc.Agents.Registry.Remove(ctx, name); err != nil {
 		return err
 	}
+	s.refreshAgents(ctx)
 	return w.Complete(map[string]any{"removed": name})
+}
+
+// refreshAgents brings discovery up to date with the registry.
+func (s *Server) refreshAgents(ctx context.Context) {
+	if s.svc.Catalog == nil {
+		return
+	}
+	if err := s.svc.Catalog.RefreshAgents(ctx); err != nil {
+		s.log.Warn("discovery not refreshed after an agent change", "error", fault.From(err))
+	}
 }
 
 // agentInvoke is agent.invoke {agent, input, task_id?}: the agent's output.

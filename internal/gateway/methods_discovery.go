@@ -28,6 +28,7 @@ type Catalog interface {
 	Delete(ctx context.Context, name string) error
 	List() []catalog.KnowledgeInfo
 	RefreshCapabilities(ctx context.Context) error
+	RefreshAgents(ctx context.Context) error
 }
 
 // apiEntry is an API operation as availableApis lists it.
