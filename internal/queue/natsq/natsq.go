@@ -110,8 +110,8 @@ type Options struct {
 	// MaxWait bounds one Wait, so a consumer looks again even when a wake-up
 	// was lost; default 1 s.
 	MaxWait time.Duration
-	// Timeout bounds each request to the server when the caller's context
-	// has no deadline; default 5 s.
+	// Timeout bounds each request to the server (within the caller's
+	// context); default 5 s.
 	Timeout time.Duration
 	// Logger receives what the queue has to say (nil: nothing is logged).
 	Logger *slog.Logger
@@ -325,11 +325,10 @@ func (q *Queue) consumer(ctx context.Context, topic string) (jetstream.Consumer,
 	return c, nil
 }
 
-// bound gives ctx the default timeout when it has no deadline.
+// bound limits one request to Options.Timeout within ctx: a request whose
+// answer is lost (the node that had it went down) fails after that and may be
+// retried, rather than hold its caller until a long deadline.
 func (q *Queue) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
 	return context.WithTimeout(ctx, q.o.Timeout)
 }
 
