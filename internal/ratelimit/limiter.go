@@ -26,6 +26,17 @@ type Options struct {
 	// forgotten (0: the default; negative: only on Flush and Close).
 	FlushInterval time.Duration
 	Logger        *slog.Logger // nil: discard
+	// Shared turns on the shared mode (see shared.go): every count and
+	// concurrent-execution slot is kept in the store, so processes sharing
+	// it enforce one limit per account. nil: this process counts alone.
+	Shared Shared
+	// SlotTTL is how long a slot outlives a process that died without
+	// releasing it (shared mode; default DefaultSlotTTL). Live slots are
+	// renewed every third of it.
+	SlotTTL time.Duration
+	// SharedTimeout bounds each store call of the shared mode (default
+	// DefaultSharedTimeout); past it the process decides alone.
+	SharedTimeout time.Duration
 }
 
 // Limiter holds every account's counters. It is safe for concurrent use.
@@ -40,6 +51,9 @@ type Limiter struct {
 	stop    chan struct{}
 	done    chan struct{}
 	closed  atomic.Bool
+
+	shared    *sharedState // nil: single-process mode
+	renewDone chan struct{}
 }
 
 // Open makes a limiter, loads the persisted counters of the current hour and
@@ -55,6 +69,19 @@ func Open(ctx context.Context, opts Options) (*Limiter, error) {
 		persist: opts.Persister, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := lim.load(ctx); err != nil {
 		return nil, err
+	}
+	lim.renewDone = make(chan struct{})
+	if opts.Shared != nil {
+		lim.shared = &sharedState{store: opts.Shared, ttl: opts.SlotTTL, timeout: opts.SharedTimeout, slots: map[string]struct{}{}}
+		if lim.shared.ttl <= 0 {
+			lim.shared.ttl = DefaultSlotTTL
+		}
+		if lim.shared.timeout <= 0 {
+			lim.shared.timeout = DefaultSharedTimeout
+		}
+		go lim.renewLoop()
+	} else {
+		close(lim.renewDone)
 	}
 	interval := opts.FlushInterval
 	if interval == 0 {
@@ -84,6 +111,9 @@ func (lim *Limiter) AllowAPICall(account string, l Limits) Decision {
 
 func (lim *Limiter) take(account string, c class, l Limits) Decision {
 	l = l.Or(lim.defaults)
+	if lim.shared != nil {
+		return lim.takeShared(account, c, l)
+	}
 	now := lim.clock.Now()
 	s := lim.locked(account)
 	defer s.mu.Unlock()
@@ -119,6 +149,15 @@ func (lim *Limiter) WaitAPICall(ctx context.Context, account string, l Limits, m
 // when refused, release is a no-op and the decision says why.
 func (lim *Limiter) Acquire(account string, l Limits) (release func(), d Decision) {
 	max := l.Or(lim.defaults).MaxConcurrentExecutions
+	if lim.shared != nil && max > 0 {
+		return lim.acquireShared(account, max)
+	}
+	return lim.acquireLocal(account, max)
+}
+
+// acquireLocal takes a slot this process counts alone (an unlimited account's
+// in shared mode too: there is nothing to share).
+func (lim *Limiter) acquireLocal(account string, max int) (release func(), d Decision) {
 	s := lim.locked(account)
 	defer s.mu.Unlock()
 	if max > 0 && s.inflight >= max {
@@ -169,6 +208,7 @@ func (lim *Limiter) Close(ctx context.Context) error {
 	}
 	close(lim.stop)
 	<-lim.done
+	<-lim.renewDone
 	return lim.Flush(ctx)
 }
 

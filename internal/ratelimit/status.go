@@ -22,6 +22,11 @@ type Status struct {
 // Status reports account's standing without counting anything.
 func (lim *Limiter) Status(account string, l Limits) Status {
 	l = l.Or(lim.defaults)
+	if lim.shared != nil {
+		if st, ok := lim.statusShared(account, l); ok {
+			return st
+		}
+	}
 	now := lim.clock.Now()
 	st := Status{MaxConcurrent: l.MaxConcurrentExecutions}
 	s := lim.lookup(account)

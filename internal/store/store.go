@@ -40,6 +40,9 @@ type Store interface {
 	KnowledgeBases
 	Capabilities
 	Agents
+	SharedLimits
+	Values
+	Settings
 	// Close waits for pending writes and releases the database (and the data
 	// directory's lock). Calls after Close fail with Unavailable.
 	Close() error

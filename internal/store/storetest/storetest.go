@@ -48,6 +48,8 @@ func Run(t *testing.T, open Opener) {
 		{"KnowledgeBases", testKnowledgeBases},
 		{"Agents", testAgents}, {"AgentBound", testAgentBound},
 		{"Capabilities", testCapabilities}, {"CapabilityScoping", testCapabilityScoping}, {"CapabilityBounds", testCapabilityBounds},
+		{"TakeRate", testTakeRate}, {"TakeRateConcurrent", testTakeRateConcurrent}, {"Slots", testSlots},
+		{"Values", testValues}, {"ValuesBound", testValuesBound}, {"Settings", testSettings},
 		{"LocalStorageAdapter", testLocalStorageAdapter},
 		{"CheckpointerAdapter", testCheckpointerAdapter},
 		{"ConcurrentWriters", testConcurrentWriters},

@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/ratelimit"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/postgres"
+	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
+	"github.com/sluicehq/sluice/internal/store/sqlite"
+)
+
+// stores opens each store the shared rate limits can run on: SQLite always,
+// PostgreSQL when SLUICE_TEST_POSTGRES is set.
+func stores(t *testing.T) map[string]store.Store {
+	t.Helper()
+	out := map[string]store.Store{}
+	lite, err := sqlite.Open(context.Background(), sqlite.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lite.Close() })
+	out["sqlite"] = lite
+	if os.Getenv(pgtest.Env) != "" {
+		pg, err := postgres.Open(context.Background(), postgres.Options{DSN: pgtest.NewDatabase(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		out["postgres"] = pg
+	}
+	return out
+}
+
+// Through the adapter, limiters on one store decide as one process would
+// (compared call by call with a MemoryShared), and two of them enforce one
+// limit between them under concurrency.
+func TestSharedRateLimitsOnStores(t *testing.T) {
+	for name, st := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t0 := time.Date(2026, 11, 23, 10, 0, 15, 0, time.UTC)
+			clk := clock.NewFake(t0)
+			open := func(sh ratelimit.Shared) *ratelimit.Limiter {
+				lim, err := ratelimit.Open(context.Background(), ratelimit.Options{Clock: clk, Shared: sh, FlushInterval: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { lim.Close(context.Background()) })
+				return lim
+			}
+			ref := open(ratelimit.NewMemoryShared())
+			a, b := open(store.SharedRateLimits{Limits: st}), open(store.SharedRateLimits{Limits: st})
+			l := ratelimit.Limits{RequestsPerMinute: 7, RequestsPerHour: 20, APICallsPerMinute: 3}
+			r := rand.New(rand.NewPCG(1, 2))
+			for i := range 300 {
+				if r.IntN(3) == 0 {
+					clk.Advance(time.Duration(r.IntN(9000)) * time.Millisecond)
+				}
+				gw := a
+				if r.IntN(2) == 0 {
+					gw = b
+				}
+				var want, got ratelimit.Decision
+				if r.IntN(3) == 0 {
+					want, got = ref.AllowAPICall("acct", l), gw.AllowAPICall("acct", l)
+				} else {
+					want, got = ref.Allow("acct", l), gw.Allow("acct", l)
+				}
+				if want.Allowed != got.Allowed || want.Window != got.Window || want.Remaining != got.Remaining ||
+					want.RetryAfterSeconds() != got.RetryAfterSeconds() || !want.Reset.Equal(got.Reset) {
+					t.Fatalf("call %d at %v:\n memory %+v\n %s %+v", i, clk.Now(), want, name, got)
+				}
+			}
+			var passed atomic.Int64
+			var wg sync.WaitGroup
+			big := ratelimit.Limits{RequestsPerMinute: -1, RequestsPerHour: 150}
+			for g := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					gw := []*ratelimit.Limiter{a, b}[g%2]
+					for range 40 {
+						if gw.Allow("busy", big).Allowed {
+							passed.Add(1)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			if passed.Load() != 150 {
+				t.Fatalf("%d of 320 passed a shared limit of 150", passed.Load())
+			}
+			rel, d := a.Acquire("acct", ratelimit.Limits{MaxConcurrentExecutions: 1})
+			if _, d2 := b.Acquire("acct", ratelimit.Limits{MaxConcurrentExecutions: 1}); !d.Allowed || d2.Allowed {
+				t.Fatalf("one slot across two limiters: %+v %+v", d, d2)
+			}
+			rel()
+			if _, d2 := b.Acquire("acct", ratelimit.Limits{MaxConcurrentExecutions: 1}); !d2.Allowed {
+				t.Fatal("a released slot is free")
+			}
+		})
+	}
+}
