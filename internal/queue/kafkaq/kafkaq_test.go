@@ -1,0 +1,124 @@
+package kafkaq_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/queue/kafkaq"
+	"github.com/sluicehq/sluice/internal/queue/queuetest"
+)
+
+var ctx = context.Background()
+
+func newCluster(t testing.TB) []string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c.ListenAddrs()
+}
+
+func open(t testing.TB, brokers []string) *kafkaq.Queue {
+	t.Helper()
+	q, err := kafkaq.Open(ctx, kafkaq.Options{Brokers: brokers, MaxWait: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// The contract on a fresh kfake cluster per test; a peer is another member
+// of the same group.
+func TestContract(t *testing.T) {
+	brokers := map[queue.Queue][]string{}
+	queuetest.RunSuite(t, queuetest.Suite{
+		Open: func(t *testing.T) queue.Queue {
+			b := newCluster(t)
+			q := open(t, b)
+			brokers[q] = b
+			return q
+		},
+		Peer: func(t *testing.T, q queue.Queue) queue.Queue { return open(t, brokers[q]) },
+		Unmet: map[queuetest.Part]string{
+			queuetest.PeerAck: "a lease lives in the memory of the member that owns the item's partition; " +
+				"another member answers Conflict",
+			queuetest.PeerDuplicates: "only the member owning the id's partition knows it is queued; through another " +
+				"member Enqueue answers true and the copy is dropped when read while the id is queued",
+		},
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    kafkaq.Options
+		kind fault.Kind
+	}{
+		{"no brokers", kafkaq.Options{}, fault.Invalid},
+		{"bad prefix", kafkaq.Options{Brokers: []string{"127.0.0.1:1"}, Prefix: "a b"}, fault.Invalid},
+		{"bad tiers", kafkaq.Options{Brokers: []string{"127.0.0.1:1"}, Tiers: []time.Duration{time.Minute, time.Second}}, fault.Invalid},
+		{"unreachable", kafkaq.Options{Brokers: []string{"127.0.0.1:1"}, Timeout: time.Second}, fault.Unavailable},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q, err := kafkaq.Open(ctx, c.o)
+			if err == nil {
+				q.Close()
+				t.Fatal("opened")
+			}
+			if fault.KindOf(err) != c.kind {
+				t.Fatalf("error %q (kind %v), want %v", err, fault.KindOf(err), c.kind)
+			}
+		})
+	}
+}
+
+// A member that closes with an item leased and another acked: the next
+// member gets the leased one (at once), never the acked one, whose offset
+// came first.
+func TestItemsSurviveAMember(t *testing.T) {
+	brokers := newCluster(t)
+	q := open(t, brokers)
+	for _, id := range []string{"a", "b"} {
+		if ok, err := q.Enqueue(ctx, queue.Message{Topic: "t", ID: id, Payload: []byte(id)}); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+	}
+	a, err := q.Lease(ctx, "t", "w", 1, time.Hour)
+	if err != nil || len(a) != 1 || a[0].ID != "a" {
+		t.Fatalf("lease a: %+v %v", a, err)
+	}
+	if err := q.Ack(ctx, a[0]); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := q.Lease(ctx, "t", "w", 1, time.Hour); err != nil || len(b) != 1 {
+		t.Fatalf("lease b: %+v %v", b, err)
+	}
+	q.Close()
+
+	q2 := open(t, brokers)
+	defer q2.Close()
+	deadline, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		items, err := q2.Lease(ctx, "t", "next", 10, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(items) > 0 {
+			if len(items) != 1 || items[0].ID != "b" || items[0].Attempts != 1 {
+				t.Fatalf("after the member left: %+v", items)
+			}
+			return
+		}
+		if err := q2.Wait(deadline, "t"); err != nil {
+			t.Fatalf("b not delivered again: %v", err)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package kafkaq
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/queue"
+)
+
+// Lease implements queue.Queue.
+func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Duration) ([]queue.Item, error) {
+	if err := queue.CheckLease(topic, owner, n, d); err != nil {
+		return nil, err
+	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	kt := q.mainTopic(topic)
+	if err := q.ensureTopics(ctx, kt); err != nil {
+		return nil, err
+	}
+	if err := q.catchUp(ctx, topic); err != nil {
+		return nil, err
+	}
+	s := &q.st
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	until := now.Add(d)
+	var items []queue.Item
+	for _, e := range s.visibleLocked(topic, n, now) {
+		e.attempts++
+		e.token, e.owner, e.until, e.due = newToken(), owner, until, until
+		items = append(items, queue.Item{
+			Topic: topic, ID: e.id, Payload: e.payload, Attempts: e.attempts, EnqueuedAt: e.enqueuedAt,
+			LeasedBy: owner, LeaseUntil: until, Token: e.token,
+		})
+	}
+	return items, nil
+}
+
+// catchUp waits until this member read what it produced to the partitions
+// of topic it owns (the topic's own and the retry tiers), or CatchUp passed.
+func (q *Queue) catchUp(ctx context.Context, topic string) error {
+	kts := map[string]bool{q.mainTopic(topic): true}
+	for _, t := range q.tiers {
+		kts[t.topic] = true
+	}
+	deadline := time.Now().Add(q.o.CatchUp)
+	for !q.st.caughtUp(kts) {
+		if time.Now().After(deadline) {
+			return nil // look at what is there; the rest comes later
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-q.done:
+			return closedErr()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// held finds the entry a lease token names, under s.mu.
+func (q *Queue) heldLocked(it queue.Item) *entry {
+	e := q.st.items[it.Topic][it.ID]
+	if e == nil || e.token == "" || e.token != it.Token {
+		return nil
+	}
+	return e
+}
+
+func (q *Queue) claim(it queue.Item) error {
+	if err := queue.CheckItem(it); err != nil {
+		return err
+	}
+	return q.check()
+}
+
+// Ack implements queue.Queue.
+func (q *Queue) Ack(ctx context.Context, it queue.Item) error {
+	if err := q.claim(it); err != nil {
+		return err
+	}
+	s := &q.st
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := q.heldLocked(it)
+	if e == nil {
+		return queue.LeaseLost(it)
+	}
+	s.finishLocked(e)
+	return nil
+}
+
+// Nack implements queue.Queue: at once in memory, later through a retry
+// topic.
+func (q *Queue) Nack(ctx context.Context, it queue.Item, delay time.Duration) error {
+	if err := queue.CheckDuration("retry delay", delay, 0, queue.MaxDelay); err != nil {
+		return err
+	}
+	if err := q.claim(it); err != nil {
+		return err
+	}
+	s := &q.st
+	s.mu.Lock()
+	e := q.heldLocked(it)
+	if e == nil {
+		s.mu.Unlock()
+		return queue.LeaseLost(it)
+	}
+	if delay == 0 {
+		e.token, e.owner, e.due = "", "", time.Now()
+		s.wakeLocked(e.topic)
+		s.mu.Unlock()
+		return nil
+	}
+	// Spend the token now; the entry stays until its copy is written, so
+	// it is never lost.
+	e.token, e.due, e.moving = "", time.Now().Add(queue.MaxDelay+time.Hour), true
+	s.mu.Unlock()
+
+	notBefore := time.Now().Add(delay)
+	rec := &kgo.Record{Topic: q.tierFor(delay), Key: []byte(e.id), Value: e.payload, Headers: []kgo.RecordHeader{
+		{Key: hdrTopic, Value: []byte(e.topic)}, {Key: hdrID, Value: []byte(e.id)},
+		{Key: hdrEnqueued, Value: []byte(e.enqueuedAt.Format(time.RFC3339Nano))},
+		{Key: hdrNotBefore, Value: []byte(notBefore.UTC().Format(time.RFC3339Nano))},
+		{Key: hdrAttempts, Value: []byte(strconv.Itoa(e.attempts))},
+	}}
+	err := q.produce(ctx, rec)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if s.items[e.topic][e.id] == e {
+			e.due, e.moving = time.Now(), false // due again here rather than lost
+			s.wakeLocked(e.topic)
+		}
+		return err
+	}
+	if s.items[e.topic][e.id] == e {
+		// The copy is not read yet: the id stays reserved until it is.
+		s.finishLocked(e)
+		s.reserveLocked(e.topic, e.id, notBefore.Add(q.o.DedupWindow))
+	}
+	return nil
+}
+
+// Extend implements queue.Queue.
+func (q *Queue) Extend(ctx context.Context, it queue.Item, d time.Duration) (queue.Item, error) {
+	if err := queue.CheckDuration("lease", d, time.Millisecond, queue.MaxLease); err != nil {
+		return it, err
+	}
+	if err := q.claim(it); err != nil {
+		return it, err
+	}
+	s := &q.st
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := q.heldLocked(it)
+	if e == nil {
+		return it, queue.LeaseLost(it)
+	}
+	until := time.Now().Add(d)
+	if until.Before(e.until) {
+		s.wakeLocked(e.topic)
+	}
+	e.until, e.due = until, until
+	it.LeaseUntil = until
+	return it, nil
+}
+
+// Wait implements queue.Queue: it registers first and looks second.
+func (q *Queue) Wait(ctx context.Context, topic string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := &q.st
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return closedErr()
+	}
+	sig := s.signals[topic]
+	if sig == nil {
+		sig = make(chan struct{})
+		s.signals[topic] = sig
+	}
+	next := s.nextDueLocked(topic)
+	s.mu.Unlock()
+	wait := q.o.MaxWait
+	if !next.IsZero() {
+		if due := time.Until(next); due <= 0 {
+			return nil
+		} else {
+			wait = min(wait, due)
+		}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-sig:
+	case <-t.C:
+	case <-q.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return q.check()
+}
