@@ -1,0 +1,146 @@
+package agentflow
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// Step statuses in a Run.
+const (
+	StepPending   = "pending"
+	StepRunning   = "running" // the step to run next (it may be waiting in the queue)
+	StepCompleted = "completed"
+	StepFailed    = "failed"
+)
+
+// Run is what GET /api/v1/agent-workflows/runs/{id} answers.
+type Run struct {
+	RunID      string       `json:"run_id"`
+	WorkflowID string       `json:"workflow_id"`
+	Name       string       `json:"name"`
+	Version    string       `json:"version"`
+	Status     store.Status `json:"status"`
+	// Steps in run order with their state.
+	Steps []StepState `json:"steps"`
+	// Outputs of the completed steps by step id.
+	Outputs map[string]json.RawMessage `json:"outputs"`
+	// Output is the last step's output once the run succeeded (null before).
+	Output     json.RawMessage `json:"output"`
+	Errors     []fault.Object  `json:"errors,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+	StartedAt  *time.Time      `json:"started_at,omitempty"`
+	FinishedAt *time.Time      `json:"finished_at,omitempty"`
+}
+
+// StepState is one step of a Run.
+type StepState struct {
+	StepID    string `json:"step_id"`
+	AgentName string `json:"agent_name"`
+	Status    string `json:"status"`
+}
+
+// Get returns the account's run; another account's run, or an execution that
+// is not an agent workflow run, is NotFound.
+func (r *Runner) Get(ctx context.Context, accountID, runID string) (*Run, error) {
+	e, err := r.Store.GetExecution(ctx, accountID, runID)
+	if err != nil {
+		return nil, err
+	}
+	if !IsRun(e.Document) {
+		return nil, fault.New(fault.NotFound, "agent workflow run %q not found", runID)
+	}
+	wf, err := decodeDescriptor(e.Document)
+	if err != nil {
+		return nil, err
+	}
+	v := &Run{RunID: e.ID, WorkflowID: wf.WorkflowID, Name: wf.Name, Version: wf.Version, Status: e.Status,
+		Output: json.RawMessage("null"), CreatedAt: e.CreatedAt, StartedAt: e.StartedAt, FinishedAt: e.FinishedAt}
+	var failedStep string
+	if e.Status.Final() {
+		var res result
+		if err := json.Unmarshal(e.Result, &res); err != nil {
+			return nil, fault.New(fault.Internal, "the result of run %s is unreadable", runID).WithCause(err)
+		}
+		v.Outputs, failedStep = res.Outputs, res.FailedStep
+		if len(res.Output) > 0 {
+			v.Output = res.Output
+		}
+		if len(e.Errors) > 0 {
+			_ = json.Unmarshal(e.Errors, &v.Errors)
+		}
+	} else {
+		p, err := r.loadProgress(ctx, runID)
+		if err != nil {
+			return nil, err
+		}
+		v.Outputs = p.Outputs
+	}
+	if v.Outputs == nil {
+		v.Outputs = map[string]json.RawMessage{}
+	}
+	next := true // the first step without an output is the one running
+	for _, id := range wf.Order() {
+		st := StepState{StepID: id, AgentName: wf.Steps[id].AgentName, Status: StepPending}
+		switch _, done := v.Outputs[id]; {
+		case done:
+			st.Status = StepCompleted
+		case id == failedStep:
+			st.Status, next = StepFailed, false
+		case next && !e.Status.Final():
+			st.Status, next = StepRunning, false
+		}
+		v.Steps = append(v.Steps, st)
+	}
+	return v, nil
+}
+
+// Recover puts back on the queue the next step of every unfinished agent
+// workflow run (call it at start-up; the queue refuses ids still queued, so
+// a step already waiting is not doubled). It covers a run whose next step
+// was never enqueued (a crash between the checkpoint and the enqueue is
+// already covered by redelivery; this covers a lost queue). It returns how
+// many runs it looked at.
+func (r *Runner) Recover(ctx context.Context) (int, error) {
+	n := 0
+	page := store.Page{Limit: 100}
+	for {
+		execs, next, err := r.Store.ListUnfinished(ctx, page)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range execs {
+			if !IsRun(e.Document) || e.Status.Final() {
+				continue
+			}
+			n++
+			wf, err := decodeDescriptor(e.Document)
+			if err != nil {
+				_ = r.fail(ctx, e, progress{}, "", fault.From(err))
+				continue
+			}
+			p, err := r.loadProgress(ctx, e.ID)
+			if err != nil {
+				return n, err
+			}
+			step := nextPending(wf, p)
+			if step == "" {
+				// Every step recorded but the run not finished: finish it.
+				if err := r.finish(ctx, e.AccountID, e.ID, store.StatusSuccess, p, "", nil); err != nil {
+					return n, err
+				}
+				continue
+			}
+			if err := r.enqueue(ctx, e.AccountID, e.ID, step); err != nil {
+				return n, err
+			}
+		}
+		if next == "" {
+			return n, nil
+		}
+		page.Cursor = next
+	}
+}
