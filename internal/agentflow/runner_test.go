@@ -302,3 +302,31 @@ func TestRecover(t *testing.T) {
 type dropQueue struct{ crashQueue }
 
 func (d *dropQueue) Enqueue(context.Context, queue.Message) (bool, error) { return true, nil }
+
+// Several workers share the runs; every step runs exactly once.
+func TestManyWorkers(t *testing.T) {
+	w := newWorld(t)
+	inv := newFake()
+	r := w.runner(inv, nil)
+	var runs []string
+	for i := 0; i < 6; i++ {
+		id, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "abc"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, id)
+	}
+	for _, owner := range []string{"w1", "w2", "w3"} {
+		work(t, r, owner)
+	}
+	for _, id := range runs {
+		if v := waitFinal(t, r, "alice", id); v.Status != store.StatusSuccess {
+			t.Fatalf("%+v", v)
+		}
+		for _, step := range []string{"shout", "measure", "report"} {
+			if n := inv.count(agentflow.TaskID(id, step)); n != 1 {
+				t.Fatalf("%s/%s invoked %d times", id, step, n)
+			}
+		}
+	}
+}
