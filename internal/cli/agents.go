@@ -40,6 +40,7 @@ invoke calls an agent through the server with an account key
 		cmd.AddCommand(sub)
 	}
 	cmd.AddCommand(newAgentsInvokeCmd(io))
+	cmd.AddCommand(newAgentsRunWorkflowCmd(io))
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluicehq/sluice/internal/agentflow"
 	"os"
 	"time"
 
@@ -75,8 +76,8 @@ func (m *Manager) recover(ctx context.Context) error {
 			return err
 		}
 		for _, e := range execs {
-			if e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) {
-				continue // waits for an answer, not for a worker; or a capability run (internal/caprun)
+			if e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) || agentflow.IsRun(e.Document) {
+				continue // waits for an answer, not for a worker; or a capability run or agent workflow run (their own runners)
 			}
 			if err := m.enqueue(ctx, e); err != nil {
 				return err
@@ -132,7 +133,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(ctx, it, time.Second)
 		return
 	}
-	if e.Status.Final() || e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) {
+	if e.Status.Final() || e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) || agentflow.IsRun(e.Document) {
 		_ = m.cfg.Queue.Ack(ctx, it)
 		return
 	}

@@ -75,3 +75,34 @@ func TestAgentsOnTheServer(t *testing.T) {
 		t.Fatalf("after remove: %v", m)
 	}
 }
+
+// A two-step agent workflow runs on the workers; its second step takes the
+// first's output.
+func TestAgentWorkflowOnTheServer(t *testing.T) {
+	s := newServer(t)
+	for _, name := range []string{"extract", "summarize"} {
+		s.call("POST", "/api/v1/admin/agents", s.admin, map[string]any{"name": name, "url": mockAgent(t, name)}).want(t, http.StatusCreated)
+	}
+	_, key := s.account(map[string]any{"agents": []string{"extract", "summarize"}}, nil)
+	_, other := s.account(map[string]any{"agents": []string{"extract"}}, nil)
+	wf := map[string]any{"workflow_id": "wf-1", "name": "two steps", "version": "1.0.0", "start_step": "a",
+		"steps": map[string]any{
+			"a": map[string]any{"id": "a", "agent_name": "extract", "next_step": "b", "input_mapping": map[string]any{"text": "${workflow.input.text}"}},
+			"b": map[string]any{"id": "b", "agent_name": "summarize", "next_step": nil, "input_mapping": map[string]any{"from": "${a.output.echo.text}"}},
+		}}
+	s.call("POST", "/api/v1/agent-workflows/runs", other, map[string]any{"workflow": wf, "input": map[string]any{"text": "x"}}).want(t, http.StatusForbidden)
+	r := s.call("POST", "/api/v1/agent-workflows/runs", key, map[string]any{"workflow": wf, "input": map[string]any{"text": "hello"}}).want(t, http.StatusAccepted)
+	id := r.str("run_id")
+	var last response
+	waitFor(t, 20e9, "the agent workflow to finish", func() bool {
+		last = s.call("GET", "/api/v1/agent-workflows/runs/"+id, key, nil)
+		return last.str("status") == "success" || last.str("status") == "failed"
+	})
+	if last.str("status") != "success" || !strings.Contains(string(last.raw), `"from":"hello"`) {
+		t.Fatalf("run: %s", last.raw)
+	}
+	s.call("GET", "/api/v1/agent-workflows/runs/"+id, other, nil).want(t, http.StatusNotFound)
+	bad := map[string]any{"workflow_id": "w", "name": "n", "version": "1", "start_step": "a",
+		"steps": map[string]any{"a": map[string]any{"id": "a", "agent_name": "extract", "next_step": "a", "input_mapping": map[string]any{}}}}
+	s.call("POST", "/api/v1/agent-workflows/runs", key, map[string]any{"workflow": bad}).want(t, http.StatusBadRequest)
+}

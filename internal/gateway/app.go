@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/agent"
+	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/cache"
 	"github.com/sluicehq/sluice/internal/capreg"
@@ -203,6 +204,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Logger: log.With("component", "agents")})
 	agents := &Agents{Registry: agentRegistry,
 		Invoker: agent.NewInvoker(agent.InvokerOptions{Registry: agentRegistry, Clock: clk, Logger: log.With("component", "agents")})}
+	flows := &agentflow.Runner{Store: a.db, Queue: a.queue, Invoker: agents.Invoker, Agents: agentflow.AgentsIn(agentRegistry),
+		Logger: log.With("component", "agent-workflows")}
 	var embedder discovery.Embedder
 	if e := cfg.Discovery.Embeddings; e.URL != "" {
 		// The operator's own endpoint (often on loopback): a plain client.
@@ -248,6 +251,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Registry:     registry,
 		Catalog:      cat,
 		Agents:       agents,
+		AgentFlows:   flows,
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err
@@ -276,6 +280,12 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		return nil, err
 	}
 	go agents.Invoker.RunHealthChecks(runCtx, agent.HealthInterval(0))
+	// Agent workflow runs a stop left unfinished go back on the queue; the
+	// worker takes their steps.
+	if _, err := flows.Recover(runCtx); err != nil {
+		return nil, err
+	}
+	go func() { _ = flows.Work(runCtx, owner) }()
 	return a, nil
 }
 

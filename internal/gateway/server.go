@@ -8,6 +8,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/protocol/e2a"
 	"log/slog"
 	"net"
@@ -88,6 +89,8 @@ type Services struct {
 	Catalog Catalog
 	// Agents are the HTTP task agents; nil: not offered.
 	Agents *Agents
+	// AgentFlows runs multi-step agent workflows; nil: not offered.
+	AgentFlows *agentflow.Runner
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -167,6 +170,10 @@ func (s *Server) registerMethods() {
 		if s.svc.Tools != nil {
 			s.svc.Tools.Add(agentTools{s})
 		}
+	}
+	if s.svc.AgentFlows != nil {
+		d.register(MethodAgentWorkflowRun, accessAccount, s.agentWorkflowRun)
+		d.register(MethodAgentWorkflowGet, accessAccount, s.agentWorkflowGet)
 	}
 	if s.svc.Catalog != nil {
 		d.register(MethodKnowledgeSearch, accessAccount, s.knowledgeSearch)
