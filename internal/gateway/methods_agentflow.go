@@ -73,4 +73,3 @@ func (s *Server) agentWorkflowGet(ctx context.Context, c *Call, w *e2a.StreamWri
 	}
 	return w.Complete(run)
 }
-
