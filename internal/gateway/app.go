@@ -36,6 +36,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ratelimit"
 	"github.com/sluicehq/sluice/internal/storage"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/keyguard"
 	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 	"github.com/sluicehq/sluice/internal/tools"
@@ -117,9 +118,18 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if err != nil {
 		return nil, err
 	}
+	rateOpts := ratelimit.Options{Clock: clk, Defaults: cfg.RateLimits.Limits(),
+		Persister: ratePersister{st: a.db, clock: clk}, FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}
+	if a.lite == nil {
+		// Gateways sharing PostgreSQL agree on the keys kept outside it and
+		// count every limit in it (docs/scale-out.md).
+		if err := keyguard.Check(ctx, a.db, ring, pepper, clk, log); err != nil {
+			return nil, err
+		}
+		rateOpts.Persister, rateOpts.Shared = nil, store.SharedRateLimits{Limits: a.db}
+	}
 	sealed := vault.NewSealed(vaultRecords{a.db}, ring, vault.Options{Clock: clk, Logger: log})
-	if a.limiter, err = ratelimit.Open(ctx, ratelimit.Options{Clock: clk, Defaults: cfg.RateLimits.Limits(),
-		Persister: ratePersister{st: a.db, clock: clk}, FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}); err != nil {
+	if a.limiter, err = ratelimit.Open(ctx, rateOpts); err != nil {
 		return nil, err
 	}
 	lim := limiter{a.limiter}
@@ -143,6 +153,11 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if cfg.Session.TTL > 0 {
 		session.SessionTTL = cfg.Session.TTL
 	}
+	var sessionStore, fileStore op.Storage = session, &storage.Files{Dir: filepath.Join(cfg.DataDir, "files")}
+	if a.lite == nil { // in the shared store, so every gateway sees them
+		stored := &storage.Stored{Values: a.db, SessionTTL: session.SessionTTL, Clock: clk, Logger: log}
+		sessionStore, fileStore = stored, stored
+	}
 	limits := op.DefaultLimits()
 	if cfg.Limits.MaxResponseBytes > 0 {
 		limits.MaxResponseBytes = cfg.Limits.MaxResponseBytes
@@ -152,8 +167,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Vault:  sealed,
 		Storage: &storage.Mux{
 			Local:   store.LocalStorage{KV: a.db},
-			Session: session,
-			File:    &storage.Files{Dir: filepath.Join(cfg.DataDir, "files")},
+			Session: sessionStore,
+			File:    fileStore,
 		},
 		Cache:  resultCache,
 		Clock:  clk,
@@ -258,6 +273,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		},
 	}, reg, clk, log)
 	a.Server = srv
+	srv.handler = retryAfterUnavailable(srv.handler)
 
 	// With SQLite the data directory is this process's alone (the store's
 	// lock): leases held by another owner belong to a process that died. Free
@@ -375,3 +391,25 @@ func sessionConfig(c config.Session, o SessionConfig) SessionConfig {
 	}
 	return sc
 }
+
+// retryAfterUnavailable adds Retry-After: 1 to a 503 that has none: the
+// store (or queue) could not be reached, and the client may try again soon.
+func retryAfterUnavailable(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&retryAfterWriter{w}, r)
+	})
+}
+
+type retryAfterWriter struct{ http.ResponseWriter }
+
+func (w *retryAfterWriter) WriteHeader(code int) {
+	if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flush, hijack).
+func (w *retryAfterWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *retryAfterWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
