@@ -92,6 +92,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newAPICmd(io),
 		newAgentsCmd(io),
 		newMockAgentCmd(io),
+		newMigrateCmd(io),
 	)
 	return root
 }
