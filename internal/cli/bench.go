@@ -46,6 +46,8 @@ func newBenchCmd(io Stdio) *cobra.Command {
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.IntVar(&o.Rate, "rate", 0, "pace each phase at this many requests/s in all (0: as fast as possible); compare latency at one rate")
 	fl.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	fl.StringArrayVar(&o.Stores, "store", nil, `store to measure, "sqlite" or a postgres:// URL (each run in a schema of its own); repeat to compare in one run`)
+	fl.IntSliceVar(&o.Gateways, "gateways", nil, "gateways sharing a PostgreSQL store, e.g. 1,2 (default 1)")
 	cmd.AddCommand(serveCmd)
 	cmd.AddCommand(newBenchDiscoveryCmd(io))
 	return cmd
