@@ -111,7 +111,9 @@ func sharedCount(account string, c class, l Limits, now time.Time, n int64) Shar
 	}
 	if limit := l.Of(c.windows[0]); limit > 0 {
 		sc.BucketKind, sc.Burst = bucketKind(c.windows[0]), int64(limit)
-		sc.Interval = time.Minute / time.Duration(limit)
+		// Whole microseconds, as PostgreSQL keeps times; at least one, so a
+		// huge limit still has a bucket that out-of-order calls fit in.
+		sc.Interval = max((time.Minute / time.Duration(limit)).Truncate(time.Microsecond), time.Microsecond)
 	}
 	return sc
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"sync"
@@ -107,4 +108,54 @@ func TestSharedRateLimitsOnStores(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkSharedAllow is one request through a shared limiter: one atomic
+// count in the store. "hot" is one account from every goroutine (its calls
+// serialise on the account's lock), "spread" an account per goroutine.
+func BenchmarkSharedAllow(b *testing.B) {
+	for name, st := range benchStores(b) {
+		lim, err := ratelimit.Open(context.Background(), ratelimit.Options{Shared: store.SharedRateLimits{Limits: st}, FlushInterval: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l := ratelimit.Limits{RequestsPerMinute: 1 << 30, RequestsPerHour: 1 << 30, RequestsPerDay: 1 << 30}
+		for _, mode := range []string{"hot", "spread"} {
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				var next atomic.Int64
+				b.RunParallel(func(pb *testing.PB) {
+					acct := "hot"
+					if mode == "spread" {
+						acct = fmt.Sprint("acct-", next.Add(1))
+					}
+					for pb.Next() {
+						if !lim.Allow(acct, l).Allowed {
+							b.Error("refused")
+							return
+						}
+					}
+				})
+			})
+		}
+		lim.Close(context.Background())
+	}
+}
+
+func benchStores(b *testing.B) map[string]store.Store {
+	out := map[string]store.Store{}
+	lite, err := sqlite.Open(context.Background(), sqlite.Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { lite.Close() })
+	out["sqlite"] = lite
+	if os.Getenv(pgtest.Env) != "" {
+		pg, err := postgres.Open(context.Background(), postgres.Options{DSN: pgtest.NewDatabase(b), MaxConns: 32})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { pg.Close() })
+		out["postgres"] = pg
+	}
+	return out
 }
