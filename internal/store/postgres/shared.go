@@ -69,31 +69,33 @@ func (db *DB) TakeSlot(ctx context.Context, s store.SlotTake) (int, bool, error)
 	return held, taken, nil
 }
 
-// RenewSlots implements store.SharedLimits.
+// asyncCommit makes the one statement it starts commit without waiting for
+// its WAL flush (set_config is local to the statement's own transaction):
+// slots are renewed and released often, and a database crash that forgets
+// the last few of these only leaves slots to expire.
+const asyncCommit = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))`
+
+// RenewSlots implements store.SharedLimits in one round trip (idempotent,
+// so a retry on a fresh connection is harmless).
 func (db *DB) RenewSlots(ctx context.Context, ids []string, expires time.Time) error {
 	if err := store.CheckSlotIDs(ids); err != nil || len(ids) == 0 {
 		return err
 	}
-	err := db.Write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `UPDATE rate_slots SET expires_at = $2 WHERE slot_id = ANY($1)`, ids, expires)
+	err := db.Read(ctx, func(q Querier) error {
+		_, err := q.Exec(ctx, asyncCommit+` UPDATE rate_slots SET expires_at = $2
+			WHERE slot_id = ANY($1) AND EXISTS (SELECT 1 FROM async)`, ids, expires)
 		return err
 	})
 	return writeErr("the execution slots", err)
 }
 
-// ReleaseSlot implements store.SharedLimits.
+// ReleaseSlot implements store.SharedLimits in one round trip.
 func (db *DB) ReleaseSlot(ctx context.Context, id string) error {
 	if err := store.CheckID("slot id", id); err != nil {
 		return err
 	}
-	err := db.Write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `DELETE FROM rate_slots WHERE slot_id = $1`, id)
+	err := db.Read(ctx, func(q Querier) error {
+		_, err := q.Exec(ctx, asyncCommit+` DELETE FROM rate_slots WHERE slot_id = $1 AND EXISTS (SELECT 1 FROM async)`, id)
 		return err
 	})
 	return writeErr("the execution slot", err)
