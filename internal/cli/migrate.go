@@ -127,8 +127,8 @@ func claimKeys(cmd *cobra.Command, dst *postgres.DB, dir string) (string, error)
 }
 
 func printReport(io Stdio, rep storecopy.Report) {
-	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "table\tcopied\tsource\ttarget\tchecksum\t")
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "table\tcopied\tsource\ttarget\tchecksum")
 	for _, t := range append(slices.Clone(rep.Tables), rep.Files) {
 		state := "ok " + short(t.SourceSum)
 		switch {
@@ -141,7 +141,7 @@ func printReport(io Stdio, rep storecopy.Report) {
 		if t.SourceSum == "derived" {
 			src, dst = "-", "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", t.Table, t.Copied, src, dst, state)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", t.Table, t.Copied, src, dst, state)
 	}
 	tw.Flush()
 	for _, t := range append(slices.Clone(rep.Tables), rep.Files) {
