@@ -111,7 +111,9 @@ func TestContractExternal(t *testing.T) {
 	nc.Close()
 	if !atLeast(version, 2, 12) {
 		// What can be tested against it: Open refuses it, saying why.
-		_, err := natsq.Open(ctx, natsq.Options{URL: url, StreamName: "T" + randomHex(4)})
+		o := natsq.Options{URL: url, StreamName: "T" + randomHex(4), Subject: "t" + randomHex(4)}
+		t.Cleanup(func() { deleteStream(t, url, o.StreamName) })
+		_, err := natsq.Open(ctx, o)
 		if err == nil || !strings.Contains(err.Error(), "needs nats-server 2.12") {
 			t.Fatalf("Open on nats-server %s: %v", version, err)
 		}
