@@ -58,7 +58,9 @@ func ids(hits []discovery.Hit) []string {
 
 func TestGrantsDecideWhatIsFound(t *testing.T) {
 	c := newCatalog(t)
-	who := func(perms policy.Permissions) *account.Principal { return &account.Principal{ID: "a", Permissions: perms} }
+	who := func(perms policy.Permissions) *account.Principal {
+		return &account.Principal{ID: "a", Permissions: perms}
+	}
 	cases := []struct {
 		name  string
 		perms policy.Permissions
