@@ -1,13 +1,8 @@
 package kafkaq_test
 
 import (
-	"fmt"
-	"runtime"
-	"sync/atomic"
+	"github.com/sluicehq/sluice/internal/queue/queuetest"
 	"testing"
-	"time"
-
-	"github.com/sluicehq/sluice/internal/queue"
 )
 
 // BenchmarkRoundTrip: 32 goroutines each enqueue an item, lease one and ack
@@ -17,31 +12,5 @@ import (
 func BenchmarkRoundTrip(b *testing.B) {
 	q := open(b, newCluster(b))
 	defer q.Close()
-	var n atomic.Int64
-	payload := []byte(`{"run_id":"r","task_id":"t","agent_name":"a","input_data":{"x":1}}`)
-	b.SetParallelism(32 / max(1, runtime.GOMAXPROCS(0)))
-	start := time.Now()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		owner := fmt.Sprintf("w%d", n.Add(1))
-		for pb.Next() {
-			id := fmt.Sprintf("i%d", n.Add(1))
-			if _, err := q.Enqueue(ctx, queue.Message{Topic: "tasks", ID: id, Payload: payload}); err != nil {
-				b.Error(err)
-				return
-			}
-			items, err := q.Lease(ctx, "tasks", owner, 1, time.Minute)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			for _, it := range items {
-				if err := q.Ack(ctx, it); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "items/s")
+	queuetest.RoundTrip(b, q)
 }
