@@ -1,8 +1,9 @@
 package kafkaq_test
 
 import (
-	"github.com/sluicehq/sluice/internal/queue/queuetest"
 	"testing"
+
+	"github.com/sluicehq/sluice/internal/queue/queuetest"
 )
 
 // BenchmarkRoundTrip: 32 goroutines each enqueue an item, lease one and ack

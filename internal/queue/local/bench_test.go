@@ -1,10 +1,10 @@
 package local_test
 
 import (
-	"github.com/sluicehq/sluice/internal/queue/queuetest"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/queue/local"
+	"github.com/sluicehq/sluice/internal/queue/queuetest"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 )
 

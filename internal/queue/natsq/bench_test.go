@@ -1,10 +1,10 @@
 package natsq_test
 
 import (
-	"github.com/sluicehq/sluice/internal/queue/queuetest"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/queue/natsq"
+	"github.com/sluicehq/sluice/internal/queue/queuetest"
 )
 
 // BenchmarkRoundTrip: 32 goroutines each enqueue an item, lease one and ack

@@ -1,12 +1,12 @@
 package pgqueue_test
 
 import (
-	"github.com/sluicehq/sluice/internal/queue/queuetest"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/queue/local"
 	"github.com/sluicehq/sluice/internal/queue/pgqueue"
+	"github.com/sluicehq/sluice/internal/queue/queuetest"
 	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 )
