@@ -335,7 +335,7 @@ func textEntries(kb store.KnowledgeBase) []discovery.Entry {
 		if text == "" || len(out) >= maxSections {
 			return
 		}
-		out = append(out, discovery.Entry{Kind: discovery.KindKnowledge, ID: kb.Name + "#" + itoa(len(out)), Source: kb.Name,
+		out = append(out, discovery.Entry{Kind: discovery.KindKnowledge, ID: kb.Name + "#" + strconv.Itoa(len(out)), Source: kb.Name,
 			Name: title, Summary: firstLine(text), Description: text, Tags: []string{"knowledge", kb.Name}, Permission: permKnowledge + kb.Name})
 	}
 	for _, line := range strings.Split(string(kb.Document), "\n") {
@@ -451,4 +451,3 @@ func firstLine(s string) string {
 	return s
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
