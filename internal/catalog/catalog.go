@@ -450,4 +450,3 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
