@@ -158,6 +158,10 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		stored := &storage.Stored{Values: a.db, SessionTTL: session.SessionTTL, Clock: clk, Logger: log}
 		sessionStore, fileStore = stored, stored
 	}
+	agentRegistry := agent.NewRegistry(agent.RegistryOptions{Store: a.db, Vault: sealed, Egress: pol, Clock: clk,
+		Logger: log.With("component", "agents")})
+	agents := &Agents{Registry: agentRegistry,
+		Invoker: agent.NewInvoker(agent.InvokerOptions{Registry: agentRegistry, Clock: clk, Logger: log.With("component", "agents")})}
 	limits := op.DefaultLimits()
 	if cfg.Limits.MaxResponseBytes > 0 {
 		limits.MaxResponseBytes = cfg.Limits.MaxResponseBytes
@@ -174,6 +178,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Clock:  clk,
 		Limits: limits,
 		Meter:  apiMeter{lim: a.limiter, accounts: accounts},
+		Agents: agents.Invoker,
 	}
 	runner := workflow.New(workflow.Config{Deps: deps, PrivateAllowed: pol.Allows, Validate: validate.Limits{
 		MaxOperations: cfg.Limits.MaxOperations, MaxLoopIterations: cfg.Limits.MaxLoopIterations,
@@ -215,10 +220,6 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	for _, r := range op.Builtins() {
 		specs = append(specs, r.Spec)
 	}
-	agentRegistry := agent.NewRegistry(agent.RegistryOptions{Store: a.db, Vault: sealed, Egress: pol, Clock: clk,
-		Logger: log.With("component", "agents")})
-	agents := &Agents{Registry: agentRegistry,
-		Invoker: agent.NewInvoker(agent.InvokerOptions{Registry: agentRegistry, Clock: clk, Logger: log.With("component", "agents")})}
 	flows := &agentflow.Runner{Store: a.db, Queue: a.queue, Invoker: agents.Invoker, Agents: agentflow.AgentsIn(agentRegistry),
 		Logger: log.With("component", "agent-workflows")}
 	var embedder discovery.Embedder

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/sluicehq/sluice/internal/account"
@@ -31,7 +30,7 @@ type Agents struct {
 
 // allowsAgent: the account's agents grant names it (or "*").
 func allowsAgent(p *account.Principal, name string) bool {
-	return slices.Contains(p.Permissions.Agents, name) || slices.Contains(p.Permissions.Agents, "*")
+	return p.Permissions.AllowsAgent(name)
 }
 
 // adminAgentsRegister: the body is a registry entry (RESOLUTIONS); plain

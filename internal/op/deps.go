@@ -28,6 +28,16 @@ type Deps struct {
 	// Meter counts the account's HTTP attempts against its "API calls"
 	// limits (RESOLUTIONS: they count attempts); nil: unmetered (sluice run).
 	Meter Meter
+	// Agents calls HTTP task agents (InvokeAgent); nil: operations that need
+	// it fail. Callers check the account's agents grant first.
+	Agents AgentCaller
+}
+
+// AgentCaller sends one task to a registered HTTP task agent and returns its
+// output (internal/agent's Invoker, or the queue bridge's client). taskID is
+// the task's idempotency key; correlationID goes in X-Correlation-ID.
+type AgentCaller interface {
+	Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (json.RawMessage, error)
 }
 
 // Meter admits or refuses one outbound HTTP attempt of an account. A refusal

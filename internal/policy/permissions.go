@@ -40,6 +40,12 @@ func (p Permissions) AllowsMCPServer(name string) bool {
 	return slices.Contains(p.MCPServers, name) || slices.Contains(p.MCPServers, "*")
 }
 
+// AllowsAgent reports whether the account may invoke the HTTP task agent of
+// that name ("*" grants all).
+func (p Permissions) AllowsAgent(name string) bool {
+	return slices.Contains(p.Agents, name) || slices.Contains(p.Agents, "*")
+}
+
 // AllowsCredential reports whether the credential id is granted.
 func (p Permissions) AllowsCredential(id string) bool {
 	return slices.Contains(p.Credentials, id) || slices.Contains(p.Credentials, "*")
