@@ -7,7 +7,24 @@ import (
 )
 
 // The queue messages of the executor bridge keep the seed platform's shapes
-// and status words (RESOLUTIONS "HTTP task agents").
+// and status words (RESOLUTIONS "HTTP task agents"). sluice adds two
+// optional members a seed consumer ignores: reply_to on a task (where its
+// result goes, so each gateway gets its own callers' results) and error_code
+// on a failed result (the error kind, so a caller behind the queue sees the
+// same kind as one calling the agent directly).
+
+// Default topics of the bridge.
+const (
+	TopicTasks      = "agent.tasks"
+	TopicResults    = "agent.results"
+	TopicMonitoring = "agent.monitoring"
+)
+
+// Bounds of the extension members.
+const (
+	MaxTopicBytes     = 256
+	MaxErrorCodeBytes = 64
+)
 
 // TaskMessage asks the bridge to run one agent task (the tasks topic).
 type TaskMessage struct {
@@ -16,7 +33,18 @@ type TaskMessage struct {
 	AgentName     string          `json:"agent_name"`
 	InputData     json.RawMessage `json:"input_data"`
 	CorrelationID string          `json:"correlation_id"`
-	Timestamp     time.Time       `json:"-"`
+	// ReplyTo is the topic the result goes to (sluice's extension; empty:
+	// TopicResults).
+	ReplyTo   string    `json:"reply_to,omitempty"`
+	Timestamp time.Time `json:"-"`
+}
+
+// ResultTopic is where the task's result goes.
+func (m TaskMessage) ResultTopic() string {
+	if m.ReplyTo == "" {
+		return TopicResults
+	}
+	return m.ReplyTo
 }
 
 // ResultStatus is a result message's status.
@@ -38,7 +66,11 @@ type ResultMessage struct {
 	OutputData    json.RawMessage `json:"output_data"`
 	CorrelationID string          `json:"correlation_id"`
 	ErrorMessage  *string         `json:"error_message"`
-	Timestamp     time.Time       `json:"-"`
+	// ErrorCode is the kind of a failure in sluice's error model, such as
+	// not_found or upstream (sluice's extension; empty on success and from
+	// producers that do not set it).
+	ErrorCode string    `json:"error_code,omitempty"`
+	Timestamp time.Time `json:"-"`
 }
 
 // StepStatus is a monitoring message's status.
@@ -102,7 +134,7 @@ func (m TaskMessage) MarshalJSON() ([]byte, error) {
 		plain
 		Timestamp string `json:"timestamp"`
 	}{plain: plain(TaskMessage{RunID: m.RunID, TaskID: m.TaskID, AgentName: m.AgentName,
-		InputData: rawOr(m.InputData, "{}"), CorrelationID: m.CorrelationID}), Timestamp: FormatTimestamp(m.Timestamp)})
+		InputData: rawOr(m.InputData, "{}"), CorrelationID: m.CorrelationID, ReplyTo: m.ReplyTo}), Timestamp: FormatTimestamp(m.Timestamp)})
 }
 
 // MarshalJSON writes the seed shape with the timestamp formatted.
@@ -230,10 +262,36 @@ func DecodeTaskMessage(data []byte, lim Limits) (*TaskMessage, error) {
 	if m.CorrelationID, err = d.id(fs, "correlation_id"); err != nil {
 		return nil, err
 	}
+	if rt, ok := fs["reply_to"]; ok {
+		if m.ReplyTo, _, err = d.optStr(rt, "reply_to"); err != nil {
+			return nil, err
+		}
+		if err := checkToken(d.what, "reply_to", rt.off, m.ReplyTo, MaxTopicBytes, false); err != nil {
+			return nil, err
+		}
+	}
 	if m.Timestamp, err = d.timestamp(fs); err != nil {
 		return nil, err
 	}
 	return &m, nil
+}
+
+// checkToken refuses a string over max bytes or holding a control
+// character (or, when word, anything but [a-z0-9_]).
+func checkToken(what, path string, off int, s string, max int, word bool) error {
+	if len(s) > max {
+		return errorf(what, path, off, "is %d bytes long, over the limit of %d", len(s), max)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return errorf(what, path, off, "holds a control character at byte %d", i)
+		}
+		if word && !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return errorf(what, path, off, "holds %q at byte %d; want lower-case letters, digits and _", c, i)
+		}
+	}
+	return nil
 }
 
 // DecodeResultMessage reads a result message. output_data and
@@ -269,6 +327,14 @@ func DecodeResultMessage(data []byte, lim Limits) (*ResultMessage, error) {
 		}
 		if set {
 			m.ErrorMessage = &s
+		}
+	}
+	if ec, ok := fs["error_code"]; ok {
+		if m.ErrorCode, _, err = d.optStr(ec, "error_code"); err != nil {
+			return nil, err
+		}
+		if err := checkToken(d.what, "error_code", ec.off, m.ErrorCode, MaxErrorCodeBytes, true); err != nil {
+			return nil, err
 		}
 	}
 	if m.Timestamp, err = d.timestamp(fs); err != nil {
