@@ -20,6 +20,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -40,6 +41,10 @@ const DocumentPrefix = `{"agent_workflow":`
 // it leaves store.IsCapabilityRun ones).
 func IsRun(doc []byte) bool { return bytes.HasPrefix(doc, []byte(DocumentPrefix)) }
 
+// digestPrefix starts the Digest of a run's execution record, which lists
+// of executions carry (they leave the document out).
+const digestPrefix = "agentflow:"
+
 // DefaultLease is how long a worker holds a step before it must extend the
 // lease (it extends every third of it while the agent works).
 const DefaultLease = 2 * time.Minute
@@ -56,7 +61,7 @@ type Invoker interface {
 	Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (json.RawMessage, error)
 }
 
-// Runner starts, runs and reports agent workflow runs. Its fields are set
+// Runner starts, runs and reports agent workflow runs. Its exported fields are set
 // before first use and not changed after.
 type Runner struct {
 	Store   Store
@@ -67,6 +72,22 @@ type Runner struct {
 	Agents func(ctx context.Context, name string) (bool, error)
 	Logger *slog.Logger  // nil: discard
 	Lease  time.Duration // 0: DefaultLease
+	// Monitor, when set, is told of each step's progress (RUNNING when the
+	// worker starts invoking its agent, then COMPLETED or FAILED), on the
+	// worker's goroutine, in order. The worker waits for it, so it must be
+	// quick: hand the message over (a buffered channel, a queue publish
+	// bounded by the context, which ends after MonitorTimeout) and return.
+	// It cannot fail a run: it returns nothing, and a panic is logged.
+	Monitor func(ctx context.Context, m agenthttp.MonitoringMessage)
+	// CancelPoll is how often a worker reads the record of the run whose
+	// step it runs, to stop the step when another process cancelled the
+	// run (0: DefaultCancelPoll).
+	CancelPoll time.Duration
+
+	mu sync.Mutex
+	// inFlight holds the steps running on this Runner by run id, so that
+	// Cancel stops them at once.
+	inFlight map[string]map[*stepWatch]context.CancelCauseFunc
 }
 
 func (r *Runner) log() *slog.Logger {
@@ -136,7 +157,7 @@ func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Work
 		return "", err
 	}
 	sum := sha256.Sum256(doc)
-	e := store.Execution{ID: newRunID(), AccountID: accountID, Digest: "agentflow:" + hex.EncodeToString(sum[:]),
+	e := store.Execution{ID: newRunID(), AccountID: accountID, Digest: digestPrefix + hex.EncodeToString(sum[:]),
 		Document: doc, Input: in.Bytes(), Status: store.StatusQueued, Async: true}
 	if _, _, err := r.Store.CreateExecution(ctx, e); err != nil {
 		return "", err

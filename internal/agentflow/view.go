@@ -15,6 +15,9 @@ const (
 	StepRunning   = "running" // the step to run next (it may be waiting in the queue)
 	StepCompleted = "completed"
 	StepFailed    = "failed"
+	// StepCancelled marks every step of a cancelled run that did not
+	// complete: none of them will run.
+	StepCancelled = "cancelled"
 )
 
 // Run is what GET /api/v1/agent-workflows/runs/{id} answers.
@@ -51,7 +54,7 @@ func (r *Runner) Get(ctx context.Context, accountID, runID string) (*Run, error)
 		return nil, err
 	}
 	if !IsRun(e.Document) {
-		return nil, fault.New(fault.NotFound, "agent workflow run %q not found", runID)
+		return nil, runNotFound(runID)
 	}
 	wf, err := decodeDescriptor(e.Document)
 	if err != nil {
@@ -90,6 +93,8 @@ func (r *Runner) Get(ctx context.Context, accountID, runID string) (*Run, error)
 			st.Status = StepCompleted
 		case id == failedStep:
 			st.Status, next = StepFailed, false
+		case e.Status == store.StatusCancelled:
+			st.Status = StepCancelled
 		case next && !e.Status.Final():
 			st.Status, next = StepRunning, false
 		}

@@ -137,6 +137,10 @@ func (r *Runner) runStep(ctx context.Context, it queue.Item) error {
 	if err := json.Unmarshal(it.Payload, &m); err != nil || m.RunID == "" || m.StepID == "" {
 		return fault.New(fault.Invalid, "item %q is not an agent workflow step", it.ID)
 	}
+	// Watched from before the record is read: a cancel after this read
+	// finds the step in the in-flight table.
+	w, stopWatch := r.watch(ctx, m.AccountID, m.RunID)
+	defer stopWatch()
 	e, err := r.Store.GetExecution(ctx, m.AccountID, m.RunID)
 	if err != nil {
 		if fault.KindOf(err) == fault.NotFound {
@@ -178,20 +182,35 @@ func (r *Runner) runStep(ctx context.Context, it queue.Item) error {
 			return transient{err}
 		}
 	}
+	rep := stepReport{runID: e.ID, stepID: s.ID, agent: s.AgentName}
 	input, err := s.RenderInput(e.Input, p.Outputs)
 	if err != nil {
 		fe := fault.New(fault.Invalid, "step %q: %s", s.ID, codecMessage(err)).WithDetail("step", s.ID)
-		return r.fail(ctx, e, p, s.ID, fe)
+		return r.failReported(ctx, e, p, rep, fe)
 	}
-	out, err := r.Invoker.Invoke(ctx, s.AgentName, TaskID(e.ID, s.ID), input, e.ID)
+	if w.ctx.Err() != nil {
+		return ctx.Err() // cancelled before the agent was called (nil), or stopping
+	}
+	rep.started = time.Now()
+	r.report(ctx, rep, agenthttp.StepRunning, nil)
+	out, err := r.Invoker.Invoke(w.ctx, s.AgentName, TaskID(e.ID, s.ID), input, e.ID)
+	stopWatch()
 	if ctx.Err() != nil {
 		return ctx.Err() // stopping: the step runs again elsewhere, same task_id
+	}
+	if w.runFinal() || r.finalNow(ctx, e) {
+		// Cancelled while the agent worked: whatever it answered is dropped.
+		r.report(ctx, rep, agenthttp.StepFailed, cancelledMeta())
+		return nil
 	}
 	if err != nil {
 		fe := fault.From(err)
 		failed := &fault.Error{Kind: fe.Kind, Type: fe.Type, Message: "step " + quote(s.ID) + " (agent " + quote(s.AgentName) + "): " + fe.Message}
 		failed = failed.WithDetail("step", s.ID).WithDetail("agent", s.AgentName)
-		return r.fail(ctx, e, p, s.ID, failed)
+		if n, ok := fe.Details["attempts"]; ok {
+			failed = failed.WithDetail("attempts", n)
+		}
+		return r.failReported(ctx, e, p, rep, failed)
 	}
 	if len(out) == 0 {
 		out = json.RawMessage("null")
@@ -204,6 +223,7 @@ func (r *Runner) runStep(ctx context.Context, it queue.Item) error {
 		// with the same task_id, which the agent de-duplicates.
 		return transient{err}
 	}
+	r.report(ctx, rep, agenthttp.StepCompleted, nil)
 	return r.advance(ctx, e, wf, s, p)
 }
 
@@ -222,6 +242,17 @@ func (r *Runner) advance(ctx context.Context, e store.Execution, wf *agenthttp.W
 	if err := r.enqueue(ctx, e.AccountID, e.ID, s.NextStep); err != nil {
 		return transient{err}
 	}
+	return nil
+}
+
+// failReported ends the run as failed at the reported step and, once that
+// is recorded, reports the step FAILED (a transient failure brings the step
+// back, so it is not reported yet).
+func (r *Runner) failReported(ctx context.Context, e store.Execution, p progress, rep stepReport, cause *fault.Error) error {
+	if err := r.fail(ctx, e, p, rep.stepID, cause); err != nil {
+		return err
+	}
+	r.report(ctx, rep, agenthttp.StepFailed, failedMeta(cause))
 	return nil
 }
 
