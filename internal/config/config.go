@@ -34,6 +34,7 @@ type Config struct {
 	A2S          A2S        `yaml:"a2s"`
 	Store        Store      `yaml:"store"`
 	Discovery    Discovery  `yaml:"discovery"`
+	Agents       Agents     `yaml:"agents"`
 	Metrics      Metrics    `yaml:"metrics"`
 	// AdminKeyFile names a file (mode 0600) holding the admin key. The key
 	// itself is never read from the config file: a secret does not belong in
@@ -166,6 +167,8 @@ func (c *Config) LogValue() slog.Value {
 		slog.Int("session_max_parallel", c.Session.MaxParallel),
 		slog.Bool("metrics", c.Metrics.Enabled),
 		slog.Bool("store_postgres", c.Store.Postgres()),
+		slog.String("agents_queue", c.Agents.Redacted()),
+		slog.Int("agents_workers", c.Agents.Workers),
 		slog.Bool("admin_key_set", c.AdminKey.Reveal() != ""),
 	)
 }

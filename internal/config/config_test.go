@@ -47,7 +47,8 @@ func TestDefaults(t *testing.T) {
 			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20},
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
-		Store: config.Store{DSN: "sqlite"},
+		Store:  config.Store{DSN: "sqlite"},
+		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -365,4 +366,49 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted an out-of-bounds config: %+v", c)
 		}
 	})
+}
+
+func TestAgentsQueue(t *testing.T) {
+	const password = "s3cret-queue-pass"
+	cases := []struct {
+		file string
+		env  map[string]string
+		want string // "" success, else a substring of the error
+	}{
+		{"agents:\n  queue: nats://127.0.0.1:4222\n", nil, ""},
+		{"agents:\n  queue: kafka://127.0.0.1:9092,127.0.0.1:9093\n", nil, ""},
+		{"", map[string]string{"SLUICE_QUEUE": "nats://sluice:" + password + "@127.0.0.1:4222", "SLUICE_AGENT_WORKERS": "0"}, ""},
+		{"agents:\n  queue: amqp://127.0.0.1\n", nil, `agents.queue: want nats://HOST:PORT or kafka://HOST:PORT (or empty for the store's queue), got scheme "amqp"`},
+		{"agents:\n  queue: nats://\n", nil, "agents.queue: names no host"},
+		{"agents:\n  workers: -1\n", nil, "agents.workers: must be between 0 and 1024, got -1"},
+		{"agents:\n  max_wait: 10ms\n", nil, "agents.max_wait: must be between"},
+		{"agents:\n  monitoring_topic: \"a\\tb\"\n", nil, "agents.monitoring_topic"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(t.TempDir(), "sluice.yaml")
+		_ = os.WriteFile(path, []byte(c.file), 0o644)
+		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(c.env)})
+		if c.want != "" {
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%q: error %v, want %q", c.file, err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.file, err)
+		}
+		if c.env != nil {
+			if cfg.Agents.Workers != 0 || cfg.Agents.QueueKind() != "nats" || !strings.Contains(cfg.Agents.Queue, password) {
+				t.Fatalf("env not applied: %+v", cfg.Agents)
+			}
+			var logs bytes.Buffer
+			slog.New(slog.NewJSONHandler(&logs, nil)).Info("config", "config", cfg)
+			j, _ := json.Marshal(cfg)
+			for _, text := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", *cfg), fmt.Sprintf("%#v", *cfg), string(j), logs.String()} {
+				if strings.Contains(text, password) {
+					t.Fatalf("the queue password prints: %s", text)
+				}
+			}
+		}
+	}
 }

@@ -26,6 +26,8 @@ var envOverrides = []struct{ name, path string }{
 	{"SLUICE_METRICS", "metrics.enabled"},
 	{"SLUICE_ADMIN_KEY_FILE", "admin_key_file"},
 	{"SLUICE_STORE", "store.dsn"},
+	{"SLUICE_QUEUE", "agents.queue"},
+	{"SLUICE_AGENT_WORKERS", "agents.workers"},
 }
 
 // applyEnv sets the overridden keys of cfg; an empty variable counts as unset.

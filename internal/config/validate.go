@@ -132,6 +132,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateMCP(c.MCP)
 	d.validateA2S(c.A2S)
 	d.validateDiscovery(c.Discovery)
+	d.validateAgents(c.Agents)
 	if c.Store.DSN != "" && c.Store.DSN != "sqlite" && !c.Store.Postgres() {
 		d.bad("store.dsn", "want \"sqlite\" or a postgres:// URL")
 	}
