@@ -196,6 +196,11 @@ func (c *Client) deliver(it queue.Item) {
 		c.log().Warn("agent result dropped: not a result message", "item", it.ID, "error", err.Error())
 		return
 	}
+	c.handOver(r)
+}
+
+// handOver gives r to its waiter, or drops it when there is none.
+func (c *Client) handOver(r *agenthttp.ResultMessage) {
 	key := itemID(r.RunID, r.TaskID)
 	c.mu.Lock()
 	ch, ok := c.pending[key]
