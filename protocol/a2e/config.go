@@ -18,6 +18,7 @@ var configTypes = map[string]reflect.Type{
 	OpLoadData:      reflect.TypeFor[LoadData](),
 	OpWait:          reflect.TypeFor[Wait](),
 	OpMergeData:     reflect.TypeFor[MergeData](),
+	OpInvokeAgent:   reflect.TypeFor[InvokeAgent](),
 }
 
 // transformTypes maps each transform to its typed config.
@@ -30,7 +31,7 @@ var transformTypes = map[string]reflect.Type{
 }
 
 // DecodeConfig decodes op's config strictly into a pointer to its typed config
-// (*ApiCall, *FilterData, ..., *LoadData).
+// (*ApiCall, *FilterData, ..., *LoadData, *InvokeAgent).
 //
 // Strict means: an unknown field, a duplicate key, a value of the wrong JSON type
 // and a missing required field (one whose json tag has no omitempty) are all

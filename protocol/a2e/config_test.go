@@ -41,6 +41,9 @@ func TestDecodeConfigValid(t *testing.T) {
 		{op("StoreData", `{"inputPath":"/workflow/u","storage":"file","key":"k"}`), &a2e.StoreData{InputPath: "/workflow/u", Storage: "file", Key: "k"}},
 		{op("LoadData", `{"storage":"localStorage","key":"k","outputPath":"/workflow/o","default":null}`),
 			&a2e.LoadData{Storage: "localStorage", Key: "k", OutputPath: "/workflow/o", Default: json.RawMessage(`null`)}},
+		{op("InvokeAgent", `{"agent":"sum","input":{"t":"{/input/t}"},"taskId":"k","timeout":100,"outputPath":"/workflow/o"}`),
+			&a2e.InvokeAgent{Timeout: i64(100), Agent: "sum", Input: json.RawMessage(`{"t":"{/input/t}"}`), TaskID: "k", OutputPath: "/workflow/o"}},
+		{op("InvokeAgent", `{"agent":"sum","outputPath":"/workflow/o"}`), &a2e.InvokeAgent{Agent: "sum", OutputPath: "/workflow/o"}},
 		{op("Wait", ` {"duration":1000} `), &a2e.Wait{Duration: 1000}},
 		{op("Wait", `{"duration":0,"timeout":null}`), &a2e.Wait{}},
 		{op("MergeData", `{"sources":["/workflow/a","/workflow/b"],"strategy":"union","outputPath":"/workflow/o"}`),
@@ -97,6 +100,10 @@ func TestDecodeConfigProblems(t *testing.T) {
 			{"operation.ApiCall.headers.Authorization.credentialRef.ID", "did you mean id?"},
 			{"operation.ApiCall.headers.Authorization.credentialRef.id", "missing required field"}}},
 		{"null for a string", op("StoreData", `{"inputPath":null,"storage":"file","key":"k"}`), []want{{"operation.StoreData.inputPath", "expected string, got null"}}},
+		{"no retry on InvokeAgent", op("InvokeAgent", `{"agent":"a","outputPath":"/workflow/o","retry":{"maxRetries":1}}`), []want{
+			{"operation.InvokeAgent.retry", "unknown field; the fields are timeout, agent, input, taskId, outputPath"}}},
+		{"InvokeAgent needs an agent", op("InvokeAgent", `{"input":{},"outputPath":"/workflow/o"}`), []want{
+			{"operation.InvokeAgent.agent", "missing required field"}}},
 		{"unknown operation", op("ApiCal", `{}`), []want{{"operation", `unknown operation "ApiCal"; the catalog is ApiCall, FilterData`}}},
 	}
 	for _, c := range cases {

@@ -2,7 +2,8 @@ package a2e
 
 import "encoding/json"
 
-// Operation names of the catalog. LoadData is sluice's addition (RESOLUTIONS).
+// Operation names of the catalog. LoadData (RESOLUTIONS) and InvokeAgent
+// (issue 8: agents as workflow steps) are sluice's additions.
 const (
 	OpApiCall       = "ApiCall"
 	OpFilterData    = "FilterData"
@@ -13,12 +14,14 @@ const (
 	OpLoadData      = "LoadData"
 	OpWait          = "Wait"
 	OpMergeData     = "MergeData"
+	OpInvokeAgent   = "InvokeAgent"
 )
 
-// OperationNames lists the catalog in the spec's order, LoadData last.
+// OperationNames lists the catalog in the spec's order, then sluice's
+// additions: LoadData, InvokeAgent.
 var OperationNames = []string{
 	OpApiCall, OpFilterData, OpTransformData, OpConditional, OpLoop,
-	OpStoreData, OpWait, OpMergeData, OpLoadData,
+	OpStoreData, OpWait, OpMergeData, OpLoadData, OpInvokeAgent,
 }
 
 // Common holds the fields every operation may carry.
@@ -202,6 +205,25 @@ type LoadData struct {
 type Wait struct {
 	Common
 	Duration int64 `json:"duration"`
+}
+
+// InvokeAgent sends one task to a registered HTTP task agent and stores its
+// output. It has no retry and no cache field: the agent invoker alone retries,
+// by the registry's retry_config (RESOLUTIONS), and an agent's answer is not a
+// pure function of its input.
+type InvokeAgent struct {
+	// Timeout in milliseconds bounds the whole call, the invoker's retries
+	// included; each HTTP attempt is bounded by the registry's timeout.
+	Timeout *int64 `json:"timeout,omitempty"`
+	// Agent is the registry name.
+	Agent string `json:"agent"`
+	// Input is the task's input_data: an object whose strings may hold
+	// {/workflow/...} references, or one whole reference to an object; absent: {}.
+	Input json.RawMessage `json:"input,omitempty"`
+	// TaskID is the idempotency key (may hold references); absent: derived
+	// from the account, execution, operation and input.
+	TaskID     string `json:"taskId,omitempty"`
+	OutputPath string `json:"outputPath"`
 }
 
 // Merge strategies.

@@ -18,7 +18,7 @@ var schemaFS embed.FS
 const SchemaBaseURI = "https://sluicehq.github.io/schemas/a2e/"
 
 // Schema returns the JSON Schema of a message type (operationUpdate,
-// beginExecution) or of an operation's config (ApiCall, ..., LoadData). The bytes
+// beginExecution) or of an operation's config (ApiCall, ..., InvokeAgent). The bytes
 // are a fresh copy.
 func Schema(name string) ([]byte, bool) {
 	if !slices.Contains(SchemaNames(), name) {

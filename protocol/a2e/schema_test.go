@@ -123,6 +123,11 @@ var validConfigs = map[string][]string{
 		`{"storage":"localStorage","key":"k","outputPath":"/workflow/o","default":{"a":[]}}`,
 	},
 	"Wait": {`{"duration":1000}`, `{"duration":0}`, `{"duration":600000}`},
+	"InvokeAgent": {
+		`{"agent":"summarizer","outputPath":"/workflow/summary"}`,
+		`{"agent":"summarizer","input":{"text":"{/input/text}","n":3,"items":["{/workflow/items}"]},"taskId":"sum-{/input/id}","timeout":600000,"outputPath":"/workflow/s[0].x/y"}`,
+		`{"agent":"a-1_b","input":"{/workflow/task}","outputPath":"/workflow/o"}`,
+	},
 	"MergeData": {
 		`{"sources":["/workflow/users","/workflow/profiles"],"strategy":"deepMerge","outputPath":"/workflow/merged"}`,
 		`{"sources":["/workflow/a","/input/b","/workflow/c[0]"],"strategy":"intersect","outputPath":"/workflow/m"}`,
@@ -210,6 +215,21 @@ var invalidConfigs = map[string][]string{
 		`{"storage":"memory","key":"k","outputPath":"/workflow/o"}`,
 		`{"key":"k","outputPath":"/workflow/o"}`,
 		`{"storage":"file","key":"k","outputPath":"/workflow/o","fallback":1}`,
+	},
+	"InvokeAgent": {
+		`{"outputPath":"/workflow/o"}`,                                      // no agent
+		`{"agent":"summarizer"}`,                                            // no outputPath
+		`{"agent":"","outputPath":"/workflow/o"}`,                           // empty name
+		`{"agent":"agent.x","outputPath":"/workflow/o"}`,                    // '.' is not in a name
+		`{"agent":"-x","outputPath":"/workflow/o"}`,                         // starts with '-'
+		`{"agent":"x","input":[1],"outputPath":"/workflow/o"}`,              // input is an object
+		`{"agent":"x","input":3,"outputPath":"/workflow/o"}`,                // input is an object
+		`{"agent":"x","taskId":"","outputPath":"/workflow/o"}`,              // empty task id
+		`{"agent":"x","outputPath":"/input/o"}`,                             // input is read-only
+		`{"agent":"x","outputPath":"/workflow/o","retry":{"maxRetries":1}}`, // the invoker alone retries
+		`{"agent":"x","outputPath":"/workflow/o","cache":true}`,             // not cached
+		`{"agent":"x","outputPath":"/workflow/o","timeout":0}`,              // range
+		`{"agent":"x","outputPath":"/workflow/o","task_id":"t"}`,            // unknown field
 	},
 	"Wait": {`{}`, `{"duration":-1}`, `{"duration":600001}`, `{"duration":"1000"}`, `{"duration":1.5}`, `{"duration":1,"until":"x"}`},
 	"MergeData": {
@@ -422,6 +442,15 @@ func TestSchemaConventions(t *testing.T) {
 			}
 			delete(to, "default")
 			apiCommon = common
+			continue
+		}
+		if name == "InvokeAgent" {
+			// The agent invoker alone retries (RESOLUTIONS) and an agent's answer
+			// is not cached: InvokeAgent has timeout only, with its own meaning.
+			to := maps(common["timeout"])
+			if common["retry"] != nil || common["cache"] != nil || to["minimum"] != float64(1) || to["maximum"] != float64(600000) || to["type"] != "integer" {
+				t.Errorf("InvokeAgent: common fields %v", common)
+			}
 			continue
 		}
 		if apiCommon != nil && !reflect.DeepEqual(common, apiCommon) {
