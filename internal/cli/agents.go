@@ -41,6 +41,7 @@ invoke calls an agent through the server with an account key
 	}
 	cmd.AddCommand(newAgentsInvokeCmd(io))
 	cmd.AddCommand(newAgentsRunWorkflowCmd(io))
+	cmd.AddCommand(newAgentsCancelRunCmd(io))
 	return cmd
 }
 

@@ -4,15 +4,19 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // Gateway methods of multi-step agent workflows.
 const (
-	MethodAgentWorkflowRun = "agent.workflow.run"
-	MethodAgentWorkflowGet = "agent.workflow.get"
+	MethodAgentWorkflowRun    = "agent.workflow.run"
+	MethodAgentWorkflowGet    = "agent.workflow.get"
+	MethodAgentWorkflowCancel = "agent.workflow.cancel"
+	MethodAgentWorkflowList   = "agent.workflow.list"
 )
 
 // agentWorkflowRun is POST /api/v1/agent-workflows/runs {workflow, input}:
@@ -72,4 +76,52 @@ func (s *Server) agentWorkflowGet(ctx context.Context, c *Call, w *e2a.StreamWri
 		return err
 	}
 	return w.Complete(run)
+}
+
+// agentWorkflowCancel is POST /api/v1/agent-workflows/runs/{id}/cancel: the
+// caller's run (an admin may name another account's with account_id) is
+// cancelled and answered. An unknown id and another account's run are both
+// 404, as for GET; a finished run is 409 naming its status.
+func (s *Server) agentWorkflowCancel(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := p.RequiredString("id")
+	named := p.String("account_id")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	owner := c.Principal.ID
+	if named != "" && named != owner {
+		// Refused whether or not the run exists: nothing is learnt.
+		if !c.Principal.Admin() {
+			return fault.Typed(fault.PermissionDenied, fault.PermissionError,
+				"params.account_id: only an admin may cancel another account's run").WithDetail("path", "params.account_id")
+		}
+		owner = named
+	}
+	run, err := s.svc.AgentFlows.Cancel(ctx, owner, id)
+	if err != nil {
+		return err
+	}
+	return w.Complete(run)
+}
+
+// agentWorkflowList is GET /api/v1/agent-workflows/runs: the caller's runs,
+// newest first ({runs, next_cursor}).
+func (s *Server) agentWorkflowList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	q := agentflow.ListQuery{Cursor: p.String("cursor"), Limit: p.Int("limit", agentflow.DefaultListLimit, 1, agentflow.MaxListLimit)}
+	for _, st := range p.Strings("status") {
+		if !store.Status(st).Valid() {
+			p.fail("status", "%q is not a status (queued, running, waiting, success, failed, partial, cancelled)", st)
+		}
+		q.Status = append(q.Status, store.Status(st))
+	}
+	if err := p.Done(); err != nil {
+		return err
+	}
+	runs, next, err := s.svc.AgentFlows.List(ctx, c.Principal.ID, q)
+	if err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"runs": runs, "next_cursor": next})
 }

@@ -67,6 +67,8 @@ var routes = []route{
 	{method: http.MethodPost, pattern: "/api/v1/knowledge/search", rpc: MethodKnowledgeSearch},
 	{method: http.MethodPost, pattern: "/api/v1/agent-workflows/runs", rpc: MethodAgentWorkflowRun, okStatus: http.StatusAccepted},
 	{method: http.MethodGet, pattern: "/api/v1/agent-workflows/runs/{id}", rpc: MethodAgentWorkflowGet},
+	{method: http.MethodPost, pattern: "/api/v1/agent-workflows/runs/{id}/cancel", rpc: MethodAgentWorkflowCancel},
+	{method: http.MethodGet, pattern: "/api/v1/agent-workflows/runs", rpc: MethodAgentWorkflowList},
 	{method: http.MethodPost, pattern: "/api/v1/a2s/runs", rpc: "capability.run"},
 	{method: http.MethodGet, pattern: "/api/v1/a2s/runs/{id}", rpc: MethodCapabilityGet},
 	{method: http.MethodPost, pattern: "/api/v1/a2s/runs/{id}/cancel", rpc: MethodCapabilityCancel},

@@ -174,6 +174,8 @@ func (s *Server) registerMethods() {
 	if s.svc.AgentFlows != nil {
 		d.register(MethodAgentWorkflowRun, accessAccount, s.agentWorkflowRun)
 		d.register(MethodAgentWorkflowGet, accessAccount, s.agentWorkflowGet)
+		d.register(MethodAgentWorkflowCancel, accessAccount, s.agentWorkflowCancel)
+		d.register(MethodAgentWorkflowList, accessAccount, s.agentWorkflowList)
 	}
 	if s.svc.Catalog != nil {
 		d.register(MethodKnowledgeSearch, accessAccount, s.knowledgeSearch)
