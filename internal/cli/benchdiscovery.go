@@ -56,7 +56,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 				opts.K1 = k1
 			}
 			if cmd.Flags().Changed("b") {
-				opts.B = b
+				opts.B, opts.FieldB = b, nil // one b for every field
 			}
 			if cmd.Flags().Changed("synonym-weight") {
 				opts.SynonymWeight = synWeight
@@ -139,9 +139,9 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.BoolVar(&misses, "misses", false, "also print each query whose relevant entries are not all in the top k")
 	fl.Float64Var(&k1, "k1", 0, "BM25 k1 (default: the index default)")
-	fl.Float64Var(&b, "b", 0, "BM25 b (default: the index default)")
+	fl.Float64Var(&b, "b", 0, "BM25 b for every field (default: the index default, b per field)")
 	fl.StringVar(&weights, "weights", "", "field weights to change, e.g. name=3,summary=2,description=1,parameters=0.5,tags=1.5,path=1")
-	fl.StringVar(&stemmer, "stemmer", "", "porter, light or none (default porter)")
+	fl.StringVar(&stemmer, "stemmer", "", "porter2, porter, light or none (default porter2)")
 	fl.Float64Var(&synWeight, "synonym-weight", 0, "weight of query synonyms, 0 to turn them off (default: the index default)")
 	return cmd
 }
@@ -184,8 +184,8 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	r := b.Report
 	o := b.Options
 	fmt.Fprintf(w, "catalog  %s: %d entries, index built in %.1f ms\n", b.Catalog, r.Entries, b.IndexBuildMs)
-	fmt.Fprintf(w, "ranking  k1=%g b=%g stemmer=%s synonym-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
-		o.K1, o.B, o.Stemmer, o.SynonymWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
+	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
+		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
 	fmt.Fprintf(w, "\n%-8s %8s %10s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "MRR", "answer bytes")
 	for _, f := range r.Figures {
 		fmt.Fprintf(w, "%-8s %8d %10.3f %7.3f %14.0f\n", f.Split, f.Queries, f.RecallAtK, f.MRR, f.MeanAnswerBytes)
@@ -196,4 +196,12 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	for _, m := range b.Misses {
 		fmt.Fprintf(w, "\nmiss [%s] %q\n  relevant %v (first at rank %d)\n  top      %v\n", m.Split, m.Query, m.Relevant, m.FirstRank, m.Top)
 	}
+}
+
+// fieldB prints b, or b per field when the options set it.
+func fieldB(o discovery.Options) string {
+	if f := o.FieldB; f != nil {
+		return fmt.Sprintf("(name=%g summary=%g description=%g parameters=%g tags=%g path=%g)", f.Name, f.Summary, f.Description, f.Parameters, f.Tags, f.Path)
+	}
+	return strconv.FormatFloat(o.B, 'g', -1, 64)
 }

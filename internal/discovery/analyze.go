@@ -22,6 +22,7 @@ type doc struct {
 	e     Entry
 	terms []docTerm // sorted by term
 	lens  tfield
+	name  []string  // the name's terms in order, for phrase matches
 	vec   []float32 // embedding, when the hybrid index made one
 }
 
@@ -41,7 +42,7 @@ func analyze(e Entry, stem func(string) string) *doc {
 	fields[fTags] = appendTokens(fields[fTags], e.Source, stem)
 	fields[fPath] = appendTokens(nil, urlPath(e.URL), stem)
 
-	d := &doc{e: e}
+	d := &doc{e: e, name: fields[fName]}
 	idx := map[string]int{}
 	for f, toks := range fields {
 		d.lens[f] = sat(len(toks))

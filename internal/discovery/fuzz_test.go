@@ -14,7 +14,7 @@ func FuzzTokenize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, stem := range []func(string) string{stemPorter, stemLight, nil} {
+		for _, stem := range []func(string) string{stemPorter2, stemPorter, stemLight, nil} {
 			for _, tok := range appendTokens(nil, s, stem) {
 				if tok == "" || len(tok) > maxTokenBytes || !utf8.ValidString(tok) {
 					t.Fatalf("token %q of %q", tok, s)
@@ -34,7 +34,7 @@ func FuzzStem(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, stem := range []func(string) string{stemPorter, stemLight} {
+		for _, stem := range []func(string) string{stemPorter2, stemPorter, stemLight} {
 			out := stem(s)
 			if len(out) > len(s)+1 { // step 1b may add an e after removing ed/ing, never more
 				t.Fatalf("stem(%q) = %q grows", s, out)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -21,8 +22,11 @@ import (
 type Index struct {
 	opts    Options
 	weights [numFields]float64
+	b       [numFields]float64
 	stem    func(string) string
 	syn     synonymTable
+	qstop   map[string]bool // query-only stop words
+	exp     map[string][]string
 
 	mu  sync.Mutex // serializes writers
 	cur atomic.Pointer[snapshot]
@@ -91,8 +95,31 @@ func NewIndex(o Options) (*Index, error) {
 	}
 	stem, _ := stemmerByName(o.Stemmer)
 	ix := &Index{opts: o, weights: o.Weights.array(), stem: stem}
+	for f := range numFields {
+		ix.b[f] = o.B
+	}
+	if o.FieldB != nil {
+		ix.b = o.FieldB.array()
+	}
 	if o.SynonymWeight > 0 {
 		ix.syn = buildSynonyms(o.Synonyms, stem)
+	}
+	if o.ExpansionWeight > 0 && len(o.Expansions) > 0 {
+		ix.exp = map[string][]string{}
+		for w, to := range o.Expansions {
+			w = strings.ToLower(w)
+			for _, x := range to {
+				for _, t := range appendTokens(nil, x, stem) {
+					ix.exp[w] = appendUnique(ix.exp[w], t)
+				}
+			}
+		}
+	}
+	if len(o.QueryStopWords) > 0 {
+		ix.qstop = map[string]bool{}
+		for _, w := range o.QueryStopWords {
+			ix.qstop[strings.ToLower(w)] = true
+		}
 	}
 	ix.cur.Store(&snapshot{})
 	return ix, nil

@@ -163,6 +163,9 @@ func TestOptionsChecked(t *testing.T) {
 		{K1: 1.2, B: 0.5},
 		{K1: 1.2, B: 0.5, Weights: discovery.Weights{Name: -1, Summary: 1}},
 		{K1: 1.2, B: 0.5, Weights: discovery.DefaultOptions().Weights, Stemmer: "snowball"},
+		{K1: 1.2, B: 0.5, Weights: discovery.DefaultOptions().Weights, FieldB: &discovery.Weights{Description: 1.5}},
+		{K1: 1.2, B: 0.5, Weights: discovery.DefaultOptions().Weights, PhraseWeight: -1},
+		{K1: 1.2, B: 0.5, Weights: discovery.DefaultOptions().Weights, ExpansionWeight: 2},
 	} {
 		if _, err := discovery.NewIndex(o); err == nil {
 			t.Errorf("%+v accepted", o)

@@ -19,9 +19,14 @@ type Weights struct {
 // Options tune ranking. Start from DefaultOptions.
 type Options struct {
 	K1      float64 // term frequency saturation (BM25 k1), > 0
-	B       float64 // length normalization (BM25 b), 0..1
+	B       float64 // length normalization (BM25 b), 0..1, of every field FieldB leaves unset
 	Weights Weights
-	// Stemmer is "porter" (default), "light" (plurals, -ed, -ing only) or
+	// FieldB, when set, is b per field (BM25F's b_f) and B is not used:
+	// descriptions vary in length for reasons other than their topic, so
+	// they are normalized less than the short fields.
+	FieldB *Weights `json:"field_b,omitempty"`
+	// Stemmer is "porter2" (the Snowball English stemmer, default),
+	// "porter" (the 1980 algorithm), "light" (plurals, -ed, -ing only) or
 	// "none".
 	Stemmer string
 	// Synonyms are groups of words searched for each other (query time);
@@ -29,18 +34,39 @@ type Options struct {
 	Synonyms [][]string `json:"-"`
 	// SynonymWeight scales a synonym's score against the word's own (0..1).
 	SynonymWeight float64
+	// QueryStopWords are dropped from queries only (lower case, before
+	// stemming): the phrasing of a request ("please", "I need", "can you
+	// help") rather than its subject. Documents keep them. nil for none.
+	QueryStopWords []string `json:"-"`
+	// Expansions add words to a query that holds a word (lower case,
+	// before stop words and stemming, so "what" counts; one way, unlike
+	// Synonyms) at ExpansionWeight (0..1) of a query word's weight.
+	Expansions      map[string][]string `json:"-"`
+	ExpansionWeight float64
+	// PhraseWeight rewards an entry whose name holds two adjacent query
+	// words next to each other, in either order ("create a channel" and
+	// createChannel), with this fraction of the two words' mean idf.
+	PhraseWeight float64
+	// KeepNumbers keeps query words made only of digits (ticket numbers,
+	// amounts, coordinates), which name no operation; by default they go.
+	KeepNumbers bool
 }
 
 // DefaultOptions are the ranking parameters chosen on the training split
 // of the shipped dataset (docs/discovery.md).
 func DefaultOptions() Options {
 	return Options{
-		K1:            1.2,
-		B:             0.75,
-		Weights:       Weights{Name: 3, Summary: 2, Description: 1, Parameters: 0.5, Tags: 1.5, Path: 1},
-		Stemmer:       "porter",
-		Synonyms:      DefaultSynonyms,
-		SynonymWeight: 0.5,
+		K1:              1.2,
+		B:               0.75,
+		Weights:         Weights{Name: 3, Summary: 2, Description: 1, Parameters: 0.5, Tags: 1.5, Path: 1},
+		FieldB:          &Weights{Name: 0.75, Summary: 0.75, Description: 0.5, Parameters: 0.75, Tags: 0.75, Path: 0.75},
+		Stemmer:         "porter2",
+		Synonyms:        DefaultSynonyms,
+		SynonymWeight:   0.5,
+		QueryStopWords:  DefaultQueryStopWords,
+		Expansions:      DefaultExpansions,
+		ExpansionWeight: 0.5,
+		PhraseWeight:    0.5,
 	}
 }
 
@@ -64,8 +90,21 @@ func (o *Options) check() error {
 	if !(o.SynonymWeight >= 0 && o.SynonymWeight <= 1) {
 		return fmt.Errorf("discovery options: synonym weight must be between 0 and 1, got %v", o.SynonymWeight)
 	}
+	if o.FieldB != nil {
+		for i, b := range o.FieldB.array() {
+			if !(b >= 0 && b <= 1) {
+				return fmt.Errorf("discovery options: b of field %s must be between 0 and 1, got %v", fieldNames[i], b)
+			}
+		}
+	}
+	if !(o.PhraseWeight >= 0) || math.IsInf(o.PhraseWeight, 0) {
+		return fmt.Errorf("discovery options: phrase weight must be a number >= 0, got %v", o.PhraseWeight)
+	}
+	if !(o.ExpansionWeight >= 0 && o.ExpansionWeight <= 1) {
+		return fmt.Errorf("discovery options: expansion weight must be between 0 and 1, got %v", o.ExpansionWeight)
+	}
 	if _, ok := stemmerByName(o.Stemmer); !ok {
-		return fmt.Errorf("discovery options: unknown stemmer %q (porter, light or none)", o.Stemmer)
+		return fmt.Errorf("discovery options: unknown stemmer %q (porter2, porter, light or none)", o.Stemmer)
 	}
 	return nil
 }

@@ -30,12 +30,20 @@ type Query struct {
 	Kinds   []Kind
 	Tags    []string // lower case
 	Sources []string
+	// words are the lower case words of the free text before stop words
+	// and stemming, for Options.Expansions.
+	words []string
 }
 
-// ParseQuery parses s with the default analyzer (Porter stemming).
-func ParseQuery(s string) Query { return parseQuery(s, stemPorter) }
+// ParseQuery parses s with the default analyzer (Snowball English stemming).
+func ParseQuery(s string) Query { return parseQuery(s, stemPorter2) }
 
-func parseQuery(s string, stem func(string) string) Query {
+func parseQuery(s string, stem func(string) string) Query { return parseQueryStop(s, stem, nil) }
+
+// parseQueryStop parses s, also dropping the query stop words of extra
+// from its search terms (never from -word exclusions: what a caller
+// excludes, it means).
+func parseQueryStop(s string, stem func(string) string, extra map[string]bool) Query {
 	if len(s) > MaxQueryBytes {
 		i := MaxQueryBytes
 		for i > 0 && !utf8.RuneStart(s[i]) {
@@ -65,7 +73,12 @@ func parseQuery(s string, stem func(string) string) Query {
 			}
 			continue
 		}
-		for _, t := range appendTokens(nil, w, stem) {
+		for _, rw := range strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return !isWordRune(r) }) {
+			if len(q.words) < MaxQueryTerms {
+				q.words = appendUnique(q.words, rw)
+			}
+		}
+		for _, t := range appendTokensStop(nil, w, stem, extra) {
 			if len(q.Terms) < MaxQueryTerms {
 				q.Terms = appendUnique(q.Terms, t)
 			}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unicode"
 )
 
 // Search returns the k best entries for query among those filter lets
@@ -12,7 +13,25 @@ import (
 // pushes a permitted one out. A query without search terms (empty, or only
 // qualifiers) lists matching entries by kind, source and id, score 0.
 func (ix *Index) Search(query string, filter Filter, k int) []Hit {
-	return ix.search(parseQuery(query, ix.stem), filter, k)
+	return ix.search(ix.parse(query), filter, k)
+}
+
+// parse parses a query with the index's analysis.
+func (ix *Index) parse(query string) Query {
+	q := parseQueryStop(query, ix.stem, ix.qstop)
+	if !ix.opts.KeepNumbers {
+		q.Terms = slices.DeleteFunc(q.Terms, allDigits)
+	}
+	return q
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // SearchQuery is Search with a parsed query.
@@ -33,16 +52,23 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 
 // rank returns the k best docs of s for the search terms of q, best first.
 func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
-	terms := s.termStats(ix.expand(q.Terms))
+	terms := s.termStats(ix.expand(q))
 	if len(terms) == 0 {
 		return nil
 	}
+	return ix.score(s, terms, q, filter, k)
+}
+
+// score ranks the docs of s for weighted terms with BM25F and returns the
+// k best that q and filter let through, best first.
+func (ix *Index) score(s *snapshot, terms []termStat, q Query, filter Filter, k int) []scored {
 	var avg [numFields]float64
 	for f := range numFields {
 		if s.n > 0 {
 			avg[f] = float64(s.totLen[f]) / float64(s.n)
 		}
 	}
+	pairs := ix.phrasePairs(q, terms)
 	top := topK{k: k}
 	acc := accPool.Get().(*accumulator)
 	defer accPool.Put(acc)
@@ -60,6 +86,9 @@ func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
 				continue
 			}
 			d := seg.docs[i]
+			if len(pairs) > 0 {
+				acc.score[i] += pairs.bonus(d.name)
+			}
 			if top.full() && !top.better(acc.score[i], d) {
 				continue // cheap test first: most candidates cannot enter
 			}
@@ -77,12 +106,12 @@ func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
 // pseudo-frequency before the k1 saturation (Robertson and Zaragoza, "The
 // Probabilistic Relevance Framework: BM25 and Beyond", 2009, section 3.4).
 func (ix *Index) termScore(tf, lens *tfield, avg *[numFields]float64) float64 {
-	b := ix.opts.B
 	var w float64
 	for f := range numFields {
 		if tf[f] == 0 || ix.weights[f] == 0 {
 			continue
 		}
+		b := ix.b[f]
 		norm := 1.0
 		if avg[f] > 0 {
 			norm = 1 - b + b*float64(lens[f])/avg[f]
@@ -101,19 +130,24 @@ type termStat struct {
 
 // expand returns the query terms with weight 1 and their synonyms that are
 // not query terms themselves with the synonym weight.
-func (ix *Index) expand(terms []string) []termStat {
-	out := make([]termStat, 0, len(terms))
-	for _, t := range terms {
+func (ix *Index) expand(q Query) []termStat {
+	out := make([]termStat, 0, len(q.Terms))
+	for _, t := range q.Terms {
 		out = append(out, termStat{term: t, weight: 1})
 	}
-	if ix.syn == nil {
-		return out
+	add := func(s string, w float64) {
+		if !slices.ContainsFunc(out, func(x termStat) bool { return x.term == s }) {
+			out = append(out, termStat{term: s, weight: w})
+		}
 	}
-	for _, t := range terms {
+	for _, t := range q.Terms {
 		for _, s := range ix.syn[t] {
-			if !slices.ContainsFunc(out, func(x termStat) bool { return x.term == s }) {
-				out = append(out, termStat{term: s, weight: ix.opts.SynonymWeight})
-			}
+			add(s, ix.opts.SynonymWeight)
+		}
+	}
+	for _, w := range q.words {
+		for _, s := range ix.exp[w] {
+			add(s, ix.opts.ExpansionWeight)
 		}
 	}
 	return out

@@ -247,7 +247,9 @@ func step5(b []byte) []byte {
 // stemmerByName maps the names of the stemmers to their functions.
 func stemmerByName(name string) (func(string) string, bool) {
 	switch strings.ToLower(name) {
-	case "", "porter":
+	case "", "porter2":
+		return stemPorter2, true
+	case "porter":
 		return stemPorter, true
 	case "light":
 		return stemLight, true

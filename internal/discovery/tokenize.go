@@ -15,17 +15,23 @@ const maxTokenBytes = 64
 // without English stop words and one-letter words, stemmed. Queries and
 // documents go through the same analysis.
 func Tokenize(text string) []string {
-	return appendTokens(nil, text, stemPorter)
+	return appendTokens(nil, text, stemPorter2)
 }
 
 // appendTokens appends the terms of text to dst, stemming each with stem.
 func appendTokens(dst []string, text string, stem func(string) string) []string {
+	return appendTokensStop(dst, text, stem, nil)
+}
+
+// appendTokensStop is appendTokens that also drops the words of extra
+// (lower case, before stemming): the query side's stop words.
+func appendTokensStop(dst []string, text string, stem func(string) string, extra map[string]bool) []string {
 	var word []rune
 	flush := func() {
 		if len(word) == 0 {
 			return
 		}
-		dst = appendWord(dst, word, stem)
+		dst = appendWord(dst, word, stem, extra)
 		word = word[:0]
 	}
 	var prev rune
@@ -70,7 +76,7 @@ func boundary(prev, r rune, rest string) bool {
 }
 
 // appendWord lower cases, filters and stems one word.
-func appendWord(dst []string, word []rune, stem func(string) string) []string {
+func appendWord(dst []string, word []rune, stem func(string) string, extra map[string]bool) []string {
 	if len(word) < 2 && !unicode.IsDigit(word[0]) {
 		return dst
 	}
@@ -83,7 +89,7 @@ func appendWord(dst []string, word []rune, stem func(string) string) []string {
 		buf = utf8.AppendRune(buf, r)
 	}
 	w := string(buf)
-	if stopWords[w] {
+	if stopWords[w] || extra[w] {
 		return dst
 	}
 	if stem != nil {
