@@ -7,7 +7,7 @@
 //
 // Ranking is BM25F over five text fields (name, summary, description,
 // parameters, tags) plus the URL path, with an English analyzer of our own
-// (identifier splitting, stop words, a Porter stemmer). An optional hybrid
+// (identifier splitting, stop words, the Snowball English stemmer). An optional hybrid
 // mode fuses the BM25 ranking with cosine similarity over embeddings from a
 // configured OpenAI-compatible endpoint (reciprocal rank fusion).
 //
