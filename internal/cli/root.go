@@ -93,6 +93,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newAgentsCmd(io),
 		newMockAgentCmd(io),
 		newMigrateCmd(io),
+		newWorkerCmd(io),
 	)
 	return root
 }

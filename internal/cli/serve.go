@@ -19,6 +19,8 @@ type serveFlags struct {
 	data        string
 	sessionAddr string
 	store       string
+	queue       string
+	workers     int
 }
 
 func newServeCmd(io Stdio) *cobra.Command {
@@ -41,6 +43,8 @@ these flags.`,
 	fl.StringVar(&f.data, "data", "", "data directory (default ./sluice-data)")
 	fl.StringVar(&f.sessionAddr, "session-addr", "", "also serve A2E sessions over TCP on HOST:PORT (one session per connection)")
 	fl.StringVar(&f.store, "store", "", `"sqlite" (in the data directory) or a postgres:// URL shared by several gateways (default $SLUICE_STORE, else sqlite); leave the password to PGPASSWORD`)
+	fl.StringVar(&f.queue, "queue", "", "queue of agent tasks shared with `sluice worker`s: nats://HOST:PORT[,...] or kafka://HOST:PORT[,...] (default $SLUICE_QUEUE, else the store's)")
+	fl.IntVar(&f.workers, "workers", 16, "agent task workers in this process; 0: none, `sluice worker`s take the tasks (default agents.workers)")
 	return cmd
 }
 
@@ -60,6 +64,9 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 		if f.store != "sqlite" && !cfg.Store.Postgres() {
 			return fail(ExitInvalid, `--store: want "sqlite" or a postgres:// URL`)
 		}
+	}
+	if err := applyQueueFlags(cmd, cfg, f.queue, f.workers, "workers"); err != nil {
+		return err
 	}
 	log := newLogger(io, cfg)
 	tuneGC()

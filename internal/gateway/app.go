@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/bridge"
 	"github.com/sluicehq/sluice/internal/cache"
 	"github.com/sluicehq/sluice/internal/capreg"
 	"github.com/sluicehq/sluice/internal/caprun"
@@ -27,10 +29,12 @@ import (
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/mcp"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/queue/byurl"
 	"github.com/sluicehq/sluice/internal/queue/local"
 	"github.com/sluicehq/sluice/internal/queue/pgqueue"
 	"github.com/sluicehq/sluice/internal/ratelimit"
@@ -43,6 +47,7 @@ import (
 	"github.com/sluicehq/sluice/internal/validate"
 	"github.com/sluicehq/sluice/internal/vault"
 	"github.com/sluicehq/sluice/internal/workflow"
+	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
 // App is a whole sluice server on one data directory: store, vault, keys,
@@ -64,8 +69,13 @@ type App struct {
 	execs   *execution.Manager
 	mcp     *mcp.Registry
 	caps    *caprun.Service
-	log     *slog.Logger
-	stop    context.CancelFunc
+	// agentQueue is the queue of agents.queue when one is set (nil: agent
+	// tasks go on queue); agentCalls is this process's caller of agents.
+	agentQueue queue.Queue
+	agentCalls *bridge.Client
+	bg         sync.WaitGroup
+	log        *slog.Logger
+	stop       context.CancelFunc
 }
 
 // Options change how Open wires an App (tests and benchmarks).
@@ -162,6 +172,19 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Logger: log.With("component", "agents")})
 	agents := &Agents{Registry: agentRegistry,
 		Invoker: agent.NewInvoker(agent.InvokerOptions{Registry: agentRegistry, Clock: clk, Logger: log.With("component", "agents")})}
+	// Agents are called through a queue (the store's, or agents.queue):
+	// this process enqueues, a worker here or in `sluice worker` calls.
+	owner := execution.DefaultOwner()
+	agentQueue := a.queue
+	if cfg.Agents.Queue != "" {
+		if a.agentQueue, err = byurl.Open(ctx, cfg.Agents.Queue, log.With("component", "agent-queue")); err != nil {
+			return nil, err
+		}
+		agentQueue = a.agentQueue
+	}
+	a.agentCalls = &bridge.Client{Queue: agentQueue, ReplyTo: replyTopic(a.lite != nil && a.agentQueue == nil, owner),
+		Agents: agentflow.AgentsIn(agentRegistry), MaxWait: cfg.Agents.MaxWait, Owner: owner, Clock: clk, Logger: log.With("component", "agents")}
+	agents.Caller = a.agentCalls
 	limits := op.DefaultLimits()
 	if cfg.Limits.MaxResponseBytes > 0 {
 		limits.MaxResponseBytes = cfg.Limits.MaxResponseBytes
@@ -178,7 +201,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Clock:  clk,
 		Limits: limits,
 		Meter:  apiMeter{lim: a.limiter, accounts: accounts},
-		Agents: agents.Invoker,
+		Agents: agents.Caller,
 	}
 	runner := workflow.New(workflow.Config{Deps: deps, PrivateAllowed: pol.Allows, Validate: validate.Limits{
 		MaxOperations: cfg.Limits.MaxOperations, MaxLoopIterations: cfg.Limits.MaxLoopIterations,
@@ -220,8 +243,9 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	for _, r := range op.Builtins() {
 		specs = append(specs, r.Spec)
 	}
-	flows := &agentflow.Runner{Store: a.db, Queue: a.queue, Invoker: agents.Invoker, Agents: agentflow.AgentsIn(agentRegistry),
+	flows := &agentflow.Runner{Store: a.db, Queue: agentQueue, Invoker: agents.Invoker, Agents: agentflow.AgentsIn(agentRegistry),
 		Logger: log.With("component", "agent-workflows")}
+	flows.Monitor = monitor(agentQueue, cfg.Agents.MonitoringTopic, log)
 	var embedder discovery.Embedder
 	if e := cfg.Discovery.Embeddings; e.URL != "" {
 		// The operator's own endpoint (often on loopback): a plain client.
@@ -280,7 +304,6 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	// lock): leases held by another owner belong to a process that died. Free
 	// them now instead of when they run out, so its executions resume at
 	// once. With PostgreSQL other gateways hold leases: theirs run out.
-	owner := execution.DefaultOwner()
 	if a.lite != nil {
 		if n, err := a.lite.ReleaseOthers(ctx, owner); err != nil {
 			return nil, err
@@ -302,8 +325,49 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if _, err := flows.Recover(runCtx); err != nil {
 		return nil, err
 	}
-	go func() { _ = flows.Work(runCtx, owner) }()
+	a.background(func() { _ = a.agentCalls.Run(runCtx) })
+	if n := cfg.Agents.Workers; n > 0 {
+		w := &bridge.Worker{Queue: agentQueue, Invoker: agents.Invoker, Local: a.agentCalls, Workers: n,
+			Monitoring: cfg.Agents.MonitoringTopic, Clock: clk, Logger: log.With("component", "agent-worker")}
+		a.background(func() { _ = w.Run(runCtx, owner) })
+		a.background(func() { _ = flows.Work(runCtx, owner) })
+	}
 	return a, nil
+}
+
+// monitor publishes agent workflow step updates on topic ("": none).
+func monitor(q queue.Queue, topic string, log *slog.Logger) func(context.Context, agenthttp.MonitoringMessage) {
+	if topic == "" {
+		return nil
+	}
+	return func(ctx context.Context, m agenthttp.MonitoringMessage) {
+		if err := bridge.Publish(ctx, q, topic, m); err != nil {
+			log.Warn("monitoring update not published", "run", m.RunID, "step", m.StepID, "error", fault.From(err))
+		}
+	}
+}
+
+// background runs fn until the App closes; Close waits for it.
+func (a *App) background(fn func()) {
+	a.bg.Add(1)
+	go func() { defer a.bg.Done(); fn() }()
+}
+
+// replyTopic is the results topic of this process's agent calls: the
+// default one when the process is alone on its queue (SQLite's local
+// queue), else one of its own, so that each gateway gets its own callers'
+// results.
+func replyTopic(alone bool, owner string) string {
+	if alone {
+		return agenthttp.TopicResults
+	}
+	b := []byte(owner)
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	return agenthttp.TopicResults + "." + string(b)
 }
 
 // accountDefaults are the account limits of the configuration.
@@ -344,6 +408,9 @@ func (a *App) Close() error {
 	if a.stop != nil {
 		a.stop()
 	}
+	// Agent calls and workers stop with the context: tasks in hand are left
+	// to their leases and run again elsewhere or after a restart.
+	a.bg.Wait()
 	if a.mcp != nil {
 		errs = append(errs, a.mcp.Close())
 	}
@@ -352,6 +419,9 @@ func (a *App) Close() error {
 	}
 	if a.limiter != nil {
 		errs = append(errs, a.limiter.Close(context.Background()))
+	}
+	if a.agentQueue != nil {
+		errs = append(errs, a.agentQueue.Close())
 	}
 	if a.queue != nil {
 		errs = append(errs, a.queue.Close())

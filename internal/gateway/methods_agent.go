@@ -10,6 +10,7 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 	"github.com/sluicehq/sluice/protocol/e2a"
@@ -22,9 +23,13 @@ const (
 	MethodAdminAgentsRemove   = "admin.agents.remove"
 )
 
-// Agents is the HTTP task agent registry and invoker (internal/agent).
+// Agents is the HTTP task agent registry (internal/agent), the caller that
+// reaches the agents (internal/bridge's Client: through the queue and a
+// worker) and this process's invoker, whose breakers and health checks the
+// admin listing shows.
 type Agents struct {
 	Registry *agent.Registry
+	Caller   op.AgentCaller
 	Invoker  *agent.Invoker
 }
 
@@ -131,7 +136,7 @@ func (s *Server) invokeAgent(ctx context.Context, name, taskID string, input any
 	if err != nil {
 		return nil, fault.New(fault.Invalid, "params.input is not JSON").WithDetail("path", "params.input")
 	}
-	return s.svc.Agents.Invoker.Invoke(ctx, name, taskID, raw, correlation)
+	return s.svc.Agents.Caller.Invoke(ctx, name, taskID, raw, correlation)
 }
 
 func newTaskID() string {

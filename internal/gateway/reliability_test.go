@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(childEnv); dir != "" {
 		os.Exit(runChild(dir))
 	}
+	if dir := os.Getenv(workerEnv); dir != "" {
+		os.Exit(runWorkerChild(dir))
+	}
 	os.Exit(m.Run())
 }
 

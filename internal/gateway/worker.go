@@ -1,0 +1,126 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/sluicehq/sluice/internal/agent"
+	"github.com/sluicehq/sluice/internal/agentflow"
+	"github.com/sluicehq/sluice/internal/bridge"
+	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/queue/byurl"
+	"github.com/sluicehq/sluice/internal/queue/pgqueue"
+	"github.com/sluicehq/sluice/internal/store/keyguard"
+	"github.com/sluicehq/sluice/internal/store/postgres"
+	"github.com/sluicehq/sluice/internal/vault"
+)
+
+// Worker is `sluice worker`: agent task workers and agent workflow step
+// workers on the queue the gateways enqueue to, with the gateways' shared
+// PostgreSQL store (the agent registry, the vault, workflow runs) and their
+// key files. It serves no HTTP.
+type Worker struct {
+	db    *postgres.DB
+	queue queue.Queue // the agents.queue one, or the store's
+	tasks *bridge.Worker
+	flows *agentflow.Runner
+	inv   *agent.Invoker
+	owner string
+	log   *slog.Logger
+}
+
+// OpenWorker wires a Worker from cfg. The store must be PostgreSQL: a
+// SQLite data directory is one process's, so its gateway runs the workers.
+func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (w *Worker, err error) {
+	if !cfg.Store.Postgres() {
+		return nil, fault.New(fault.Invalid, "a worker shares the gateways' store: give it the postgres:// URL they use (--store); a SQLite data directory belongs to one process, whose own workers run its tasks")
+	}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w = &Worker{log: log, owner: execution.DefaultOwner()}
+	defer func() {
+		if err != nil {
+			w.Close()
+		}
+	}()
+	if w.db, err = postgres.Open(ctx, postgres.Options{DSN: cfg.Store.DSN, Logger: log, Clock: clk}); err != nil {
+		return nil, err
+	}
+	pepper, err := policy.LoadPepper(cfg.DataDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	ring, err := vault.LoadKeyring(vault.KeyringSource{DataDir: cfg.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	// The agents' credentials are sealed with the gateways' master key: a
+	// worker with other keys could not open them, so it is refused now.
+	if err := keyguard.Check(ctx, w.db, ring, pepper, clk, log); err != nil {
+		return nil, err
+	}
+	sealed := vault.NewSealed(vaultRecords{w.db}, ring, vault.Options{Clock: clk, Logger: log})
+	if cfg.Agents.Queue != "" {
+		if w.queue, err = byurl.Open(ctx, cfg.Agents.Queue, log.With("component", "agent-queue")); err != nil {
+			return nil, err
+		}
+	} else {
+		w.queue = pgqueue.New(w.db, pgqueue.Options{Clock: clk, Logger: log})
+	}
+	reg := agent.NewRegistry(agent.RegistryOptions{Store: w.db, Vault: sealed, Egress: cfg.Egress.Policy(), Clock: clk,
+		Logger: log.With("component", "agents")})
+	w.inv = agent.NewInvoker(agent.InvokerOptions{Registry: reg, Clock: clk, Logger: log.With("component", "agents")})
+	workers := cfg.Agents.Workers
+	if workers == 0 {
+		workers = bridge.DefaultWorkers // `sluice worker` is for working
+	}
+	w.tasks = &bridge.Worker{Queue: w.queue, Invoker: w.inv, Workers: workers, Monitoring: cfg.Agents.MonitoringTopic,
+		Clock: clk, Logger: log.With("component", "agent-worker")}
+	w.flows = &agentflow.Runner{Store: w.db, Queue: w.queue, Invoker: w.inv, Agents: agentflow.AgentsIn(reg),
+		Logger: log.With("component", "agent-workflows")}
+	w.flows.Monitor = monitor(w.queue, cfg.Agents.MonitoringTopic, log)
+	return w, nil
+}
+
+// Run works until ctx ends, then waits for the tasks in hand (which, cut
+// short, are left to their leases and run again elsewhere).
+func (w *Worker) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Add(2)
+	go func() { defer wg.Done(); errs[0] = w.tasks.Run(ctx, w.owner) }()
+	go func() { defer wg.Done(); errs[1] = w.flows.Work(ctx, w.owner) }()
+	go w.inv.RunHealthChecks(ctx, agent.HealthInterval(0))
+	w.log.Info("sluice worker running", "owner", w.owner)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Close releases the queue and the store.
+func (w *Worker) Close() error {
+	var errs []error
+	if w.queue != nil {
+		errs = append(errs, w.queue.Close())
+	}
+	if w.db != nil {
+		errs = append(errs, w.db.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("closing: %w", err)
+	}
+	return nil
+}
