@@ -11,7 +11,7 @@ import (
 func Builtins() []Registration {
 	regs := []Registration{
 		ApiCallOp, FilterDataOp, TransformDataOp, ConditionalOp, LoopOp,
-		StoreDataOp, WaitOp, MergeDataOp, LoadDataOp,
+		StoreDataOp, WaitOp, MergeDataOp, LoadDataOp, InvokeAgentOp,
 	}
 	for i := range regs {
 		if s, ok := a2e.Schema(regs[i].Spec.Name); ok {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/validate"
 )
 
@@ -12,7 +13,7 @@ import (
 func realEnv() *op.Environment {
 	return op.NewEnvironment(&op.Deps{Limits: op.DefaultLimits()},
 		op.ApiCallOp, op.FilterDataOp, op.TransformDataOp, op.ConditionalOp, op.LoopOp,
-		op.StoreDataOp, op.WaitOp, op.MergeDataOp, op.LoadDataOp)
+		op.StoreDataOp, op.WaitOp, op.MergeDataOp, op.LoadDataOp, op.InvokeAgentOp)
 }
 
 func TestRealCatalog(t *testing.T) {
@@ -64,7 +65,44 @@ func TestRealCatalog(t *testing.T) {
 func TestRealCatalogNoAccount(t *testing.T) {
 	r := validate.Document([]byte(doc(
 		upd("f", `{"ApiCall":{"method":"GET","url":"https://anywhere.example.net/","headers":{"A":{"credentialRef":{"id":"k"}}},"outputPath":"/workflow/r"}}`),
-		begin("f"))), validate.Options{Env: realEnv()})
+		upd("a", `{"InvokeAgent":{"agent":"anyone","input":{"r":"{/workflow/r}"},"outputPath":"/workflow/s"}}`),
+		begin("f", "a"))), validate.Options{Env: realEnv()})
 	checkProblems(t, "errors", r.Errors, nil)
 	checkProblems(t, "warnings", r.Warnings, nil)
+}
+
+// An InvokeAgent whose agent the account is not granted is a PermissionError
+// of the permission level, reported once; its input's reads are checked like
+// any operation's.
+func TestRealCatalogInvokeAgent(t *testing.T) {
+	granted := grants()
+	granted.Agents = []string{"summarizer"}
+	for _, tc := range []struct {
+		name  string
+		perms *policy.Permissions
+		doc   string
+		errs  []want
+		warns []want
+	}{
+		{name: "granted", perms: granted,
+			doc: doc(upd("a", `{"InvokeAgent":{"agent":"summarizer","input":{"t":"{/input/t}"},"outputPath":"/workflow/s"}}`), begin("a"))},
+		{name: "not granted", perms: grants(),
+			doc:  doc(upd("a", `{"InvokeAgent":{"agent":"summarizer","outputPath":"/workflow/s"}}`), begin("a")),
+			errs: []want{{typ: PE, line: 1, path: "operation.InvokeAgent.agent", op: "a", msg: "agent summarizer is not permitted"}}},
+		{name: "a config error with no grant is reported too", perms: grants(),
+			doc: doc(upd("a", `{"InvokeAgent":{"agent":"summarizer","input":[1],"outputPath":"/workflow/s"}}`), begin("a")),
+			errs: []want{
+				{typ: PE, line: 1, path: "operation.InvokeAgent.agent", op: "a", msg: "agent summarizer is not permitted"},
+				{typ: VE, line: 1, path: "operation.InvokeAgent.input", op: "a", msg: "must be a JSON object"},
+			}},
+		{name: "input reads what no earlier step writes", perms: granted,
+			doc:   doc(upd("a", `{"InvokeAgent":{"agent":"summarizer","input":"{/workflow/nothing}","outputPath":"/workflow/s"}}`), begin("a")),
+			warns: []want{{typ: DE, line: 1, path: "operation.InvokeAgent", op: "a", msg: "/workflow/nothing"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := validate.Document([]byte(tc.doc), validate.Options{Env: realEnv(), Permissions: tc.perms})
+			checkProblems(t, "errors", r.Errors, tc.errs)
+			checkProblems(t, "warnings", r.Warnings, tc.warns)
+		})
+	}
 }

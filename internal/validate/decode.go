@@ -62,9 +62,9 @@ func decodeAll(wf *a2e.Workflow, ids []string, o Options, c *collector) map[stri
 	return nodes
 }
 
-// grantAll returns a copy of d whose permissions grant every host and
-// credential. Factories check hosts and credentials against Deps.Permissions and
-// stop at the first refusal; configs are built with every grant so that each
+// grantAll returns a copy of d whose permissions grant every host, credential
+// and agent. Factories check them against Deps.Permissions and stop at the
+// first refusal; configs are built with every grant so that each
 // factory reports every config problem, and the permission level checks the
 // account's grants (Options.Permissions, Options.AllowHost) itself, once.
 func grantAll(d *op.Deps) *op.Deps {
@@ -78,6 +78,7 @@ func grantAll(d *op.Deps) *op.Deps {
 		Operations:  []string{"*"},
 		Hosts:       []string{"*"},
 		Credentials: []string{"*"},
+		Agents:      []string{"*"},
 	}
 	return &c
 }
@@ -184,6 +185,12 @@ func stamp(fe *fault.Error, n *node) *fault.Error {
 // op.Writer when they were built.
 func decodeConfig(n *node, raw json.RawMessage, built op.Operation, c *collector) {
 	base := pathOperation + key(n.name)
+	if n.name == a2e.OpInvokeAgent {
+		// Its reads and writes come from the built operation (default below).
+		var cfg a2e.InvokeAgent
+		lenient(raw, &cfg)
+		n.agent = cfg.Agent
+	}
 	switch n.name {
 	case a2e.OpApiCall:
 		var cfg a2e.ApiCall

@@ -32,6 +32,7 @@ type node struct {
 
 	url   string // ApiCall url, as written
 	creds []credUse
+	agent string // InvokeAgent agent, as written
 }
 
 // read is one data-model path an operation reads.

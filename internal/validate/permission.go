@@ -10,7 +10,8 @@ import (
 )
 
 // checkPermissions is the permission level: operations the account may not build,
-// literal ApiCall hosts it may not reach, credentials it may not use. A host known
+// literal ApiCall hosts it may not reach, credentials it may not use, agents it
+// may not call. A host known
 // only at run time (a template in the host) is checked at dial time instead.
 func checkPermissions(ids []string, nodes map[string]*node, o Options, c *collector) {
 	for _, id := range ids {
@@ -27,6 +28,14 @@ func checkPermissions(ids []string, nodes map[string]*node, o Options, c *collec
 		}
 		if o.Permissions == nil {
 			continue
+		}
+		if n.name == a2e.OpInvokeAgent && n.agent != "" && !o.Permissions.AllowsAgent(n.agent) {
+			c.err(forbidden(n, pathOperation+key(n.name)+".agent", "agent %s is not permitted for this account", n.agent).
+				WithDetail("agent", n.agent).
+				WithSuggestions(suggestions(
+					c.didYouMean(n.agent, o.Permissions.Agents),
+					"Use an agent this account is granted, or ask an administrator to grant "+n.agent,
+				)...))
 		}
 		for _, cr := range n.creds {
 			if o.Permissions.AllowsCredential(cr.id) {
