@@ -15,6 +15,7 @@ func FuzzDocument(f *testing.F) {
 		twentyOps(),
 		doc(upd("a", `{"Loop":{"inputPath":"/workflow/a","operations":["a","b"]}}`), upd("b", `{"Conditional":{"condition":{"path":"/workflow/item","operator":"in","value":"x"},"ifTrue":["a"]}}`), begin("a", "b", "a")),
 		doc(upd("f", `{"ApiCall":{"method":"GET","url":"http://[::1]:80/{/workflow/x}","headers":{"A":{"credentialRef":{"id":"k"}}},"body":[{"credentialRef":{"id":"j"}},"{/workflow/y"],"outputPath":"/workflow/a/b"}}`), begin("f")),
+		doc(upd("g", `{"InvokeAgent":{"agent":"sum","input":{"a":["{/workflow/x}","t {/input/y}"],"b":{"credentialRef":{"id":"k"}}},"taskId":"t-{/input/y}","timeout":5,"outputPath":"/workflow/o"}}`), upd("h", `{"InvokeAgent":{"agent":"x","input":"{/workflow/o}","retry":{},"outputPath":"/workflow/p"}}`), begin("g", "h")),
 		"", "\n\n", "{}", "[]", `{"operationUpdate":{"workflowId":"w","operations":[{"id":"a","operation":{"Wait":{"duration":1}}}]}}` + "\n" + `{"beginExecution":{"workflowId":"w","root":"a"}}`,
 	} {
 		f.Add([]byte(seed))
