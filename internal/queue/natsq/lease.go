@@ -27,6 +27,7 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 		return nil, err
 	}
 	start := time.Now()
+	q.leasing(topic)
 	batch, err := cons.FetchNoWait(n)
 	if err != nil {
 		return nil, q.unavailable("fetch from topic "+strconv.Quote(topic), err)

@@ -20,7 +20,24 @@ type topicWait struct {
 	sub  *nats.Subscription // wake-ups of every process, on P.w.TOPIC
 	sig  chan struct{}      // closed on a wake-up
 	dues []time.Time        // lease ends, delays and schedules known here
+	// gen counts the wake-ups heard; leased is gen when a Lease of the
+	// topic last began. A Wait that finds them apart returns at once: what
+	// woke in between may not show in the consumer's pending count yet
+	// (JetStream updates it after the publish is acknowledged), and the
+	// wake-up itself is spent.
+	gen, leased uint64
+	// heardAt is when the last wake-up came: for a short while after one,
+	// Wait looks again every few milliseconds, since a message just
+	// published can be missing from a fetch and from the pending count
+	// until the consumer has caught up with the stream.
+	heardAt time.Time
 }
+
+// Catching up after a wake-up: how long, and how often Wait looks again.
+const (
+	catchUpWindow = 100 * time.Millisecond
+	catchUpPoll   = 2 * time.Millisecond
+)
 
 // Wait implements queue.Queue. It registers first and looks second, so an
 // item that arrives between a consumer's empty Lease and its Wait is never
@@ -33,9 +50,12 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 	if err := queue.CheckLease(topic, "waiter", 1, time.Second); err != nil {
 		return err
 	}
-	sig, next, err := q.register(topic)
+	sig, next, woke, heardAt, err := q.register(topic)
 	if err != nil {
 		return err
+	}
+	if woke {
+		return nil
 	}
 	if !next.IsZero() && !next.After(time.Now()) {
 		return nil
@@ -57,6 +77,9 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 	if !next.IsZero() {
 		wait = min(wait, time.Until(next))
 	}
+	if time.Since(heardAt) < catchUpWindow {
+		wait = min(wait, catchUpPoll)
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
@@ -72,17 +95,17 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 // register makes sure the topic's wake-ups are subscribed to and returns its
 // signal and its earliest due time, after dropping the due times that passed
 // (a passed one is returned once: the item may be visible).
-func (q *Queue) register(topic string) (<-chan struct{}, time.Time, error) {
+func (q *Queue) register(topic string) (<-chan struct{}, time.Time, bool, time.Time, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
-		return nil, time.Time{}, closedErr()
+		return nil, time.Time{}, false, time.Time{}, closedErr()
 	}
 	tw := q.topicWaitLocked(topic)
 	if tw.sub == nil {
 		sub, err := q.nc.Subscribe(q.n.wake(topic), func(m *nats.Msg) { q.heard(topic, m.Data) })
 		if err != nil {
-			return nil, time.Time{}, q.unavailable("subscribe to the wake-ups of topic "+strconv.Quote(topic), err)
+			return nil, time.Time{}, false, time.Time{}, q.unavailable("subscribe to the wake-ups of topic "+strconv.Quote(topic), err)
 		}
 		tw.sub = sub
 	}
@@ -109,7 +132,17 @@ func (q *Queue) register(topic string) (<-chan struct{}, time.Time, error) {
 			}
 		}
 	}
-	return tw.sig, next, nil
+	woke := tw.gen != tw.leased
+	tw.leased = tw.gen
+	return tw.sig, next, woke, tw.heardAt, nil
+}
+
+// leasing notes that a Lease of topic begins (see topicWait.gen).
+func (q *Queue) leasing(topic string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	tw := q.topicWaitLocked(topic)
+	tw.leased = tw.gen
 }
 
 func (q *Queue) topicWaitLocked(topic string) *topicWait {
@@ -151,13 +184,14 @@ func (q *Queue) rememberLocked(topic string, due time.Time) {
 // due at due: a plain NATS message, lost when nobody listens, which costs
 // nothing then.
 func (q *Queue) announce(topic string, due time.Time) {
-	q.heard(topic, nil)
 	if !due.After(time.Now()) {
+		q.heard(topic, nil)
 		q.nc.Publish(q.n.wake(topic), nil)
 		return
 	}
-	q.remember(topic, due)
-	q.nc.Publish(q.n.wake(topic), strconv.AppendInt(nil, due.UnixNano(), 10))
+	data := strconv.AppendInt(nil, due.UnixNano(), 10)
+	q.heard(topic, data)
+	q.nc.Publish(q.n.wake(topic), data)
 }
 
 // heard handles a wake-up: a due time in the future is remembered; either
@@ -165,15 +199,22 @@ func (q *Queue) announce(topic string, due time.Time) {
 func (q *Queue) heard(topic string, data []byte) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	now := time.Now()
+	visible := true
 	if len(data) > 0 {
 		if ns, err := strconv.ParseInt(string(data), 10, 64); err == nil {
-			if due := time.Unix(0, ns); due.After(time.Now()) {
+			if due := time.Unix(0, ns); due.After(now) {
 				q.rememberLocked(topic, due)
+				visible = false
 			}
 		}
 	}
-	tw := q.topics[topic]
-	if tw != nil && tw.sig != nil {
+	tw := q.topicWaitLocked(topic)
+	tw.gen++
+	if visible {
+		tw.heardAt = now
+	}
+	if tw.sig != nil {
 		close(tw.sig)
 		tw.sig = nil
 	}
