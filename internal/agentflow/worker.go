@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -64,7 +63,10 @@ func (t transient) Error() string { return t.err.Error() }
 // there is nothing to do), given back on a transient failure, and left to
 // its lease when ctx ended (the process is stopping).
 func (r *Runner) step(ctx context.Context, it queue.Item) {
-	held, stop := r.hold(ctx, it)
+	h := queue.Hold(ctx, r.Queue, it, r.lease(), func(err error) {
+		r.log().Warn("agent workflow step lease not extended", "item", it.ID, "error", fault.From(err))
+	})
+	held, stop := h.Item, h.Stop
 	err := r.runStep(ctx, it)
 	stop()
 	var tr transient
@@ -87,47 +89,6 @@ func (r *Runner) step(ctx context.Context, it queue.Item) {
 	if aerr := r.Queue.Ack(actx, held()); aerr != nil {
 		r.log().Warn("agent workflow step not acked", "item", it.ID, "error", fault.From(aerr))
 	}
-}
-
-// hold extends the item's lease every third of it while the step runs (an
-// agent may take minutes with its retries) and returns the latest item.
-func (r *Runner) hold(ctx context.Context, it queue.Item) (latest func() queue.Item, stop func()) {
-	var mu sync.Mutex
-	cur := it
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(r.lease() / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				mu.Lock()
-				next, err := r.Queue.Extend(ctx, cur, r.lease())
-				if err == nil {
-					cur = next
-				}
-				mu.Unlock()
-				if err != nil && ctx.Err() == nil {
-					r.log().Warn("agent workflow step lease not extended", "item", it.ID, "error", fault.From(err))
-				}
-			}
-		}
-	}()
-	return func() queue.Item {
-			mu.Lock()
-			defer mu.Unlock()
-			return cur
-		}, func() {
-			close(done)
-			wg.Wait()
-		}
 }
 
 // runStep does the work of one item. A nil error means the item is done
