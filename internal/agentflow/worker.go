@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
@@ -29,7 +30,7 @@ func (r *Runner) Work(ctx context.Context, owner string) error {
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log().Warn("agent workflow queue unavailable", "error", fault.From(err))
-				sleep(ctx, retryDelay)
+				_ = clock.Real{}.Sleep(ctx, retryDelay)
 			}
 			continue
 		}
@@ -42,15 +43,6 @@ func (r *Runner) Work(ctx context.Context, owner string) error {
 		}
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
 
 // transient marks a failure of sluice's own machinery (store, queue): the

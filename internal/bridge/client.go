@@ -172,7 +172,7 @@ func (c *Client) Run(ctx context.Context) error {
 		if err != nil {
 			if ctx.Err() == nil {
 				c.log().Warn("agent result queue unavailable", "error", fault.From(err))
-				sleep(ctx, retryDelay)
+				_ = clock.Real{}.Sleep(ctx, retryDelay)
 			}
 			continue
 		}

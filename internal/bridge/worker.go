@@ -130,7 +130,7 @@ func (w *Worker) Run(ctx context.Context, owner string) error {
 		if err != nil {
 			if ctx.Err() == nil {
 				w.log().Warn("agent task queue unavailable", "error", fault.From(err))
-				sleep(ctx, retryDelay)
+				_ = clock.Real{}.Sleep(ctx, retryDelay)
 			}
 			continue
 		}
@@ -146,15 +146,6 @@ func (w *Worker) Run(ctx context.Context, owner string) error {
 		}
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
 
 // handle runs one task to the end: the result published, then the task

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
@@ -97,7 +98,7 @@ func (m *Manager) work(ctx context.Context) {
 		if err != nil {
 			if ctx.Err() == nil {
 				m.log.Warn("queue unavailable", "error", fault.From(err))
-				sleep(ctx, time.Second)
+				_ = clock.Real{}.Sleep(ctx, time.Second)
 			}
 			continue
 		}
@@ -108,15 +109,6 @@ func (m *Manager) work(ctx context.Context) {
 		for _, it := range items {
 			m.runQueued(ctx, it)
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
 
