@@ -36,7 +36,7 @@ func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 		Short: "Measure discovery search: recall@k, MRR and the size of the capabilities answer on a labeled query set",
 		Long: `Index every OpenAPI document (*.json, *.yaml, *.yml) of --catalog (an API is
 named after its file, without the extension), run every query of --queries (JSON
-lines: {"query": "...", "relevant": ["NAME.operationId", ...], "split": "train"|"heldout"})
+lines: {"query": "...", "relevant": ["NAME.operationId", ...], "split": "train"|"heldout"|"fresh"})
 and print recall@k and the mean reciprocal rank per split, and the mean size in
 bytes of the capabilities answer (the JSON list of entries returned) with a query
 (the top k) and without one (every entry).
@@ -135,7 +135,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.StringVar(&catalogDir, "catalog", "", "directory of OpenAPI documents")
 	fl.StringVar(&queriesFile, "queries", "", "labeled queries, one JSON object a line")
 	fl.IntVar(&k, "k", 5, "size of the answer (top k)")
-	fl.StringVar(&split, "split", "all", "queries to run: train, heldout or all")
+	fl.StringVar(&split, "split", "all", "queries to run: train, heldout, fresh or all")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.BoolVar(&misses, "misses", false, "also print each query whose relevant entries are not all in the top k")
 	fl.Float64Var(&k1, "k1", 0, "BM25 k1 (default: the index default)")

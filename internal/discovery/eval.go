@@ -19,6 +19,10 @@ import (
 const (
 	SplitTrain   = "train"
 	SplitHeldout = "heldout"
+	// SplitFresh is a set written after the tuning, by someone who saw
+	// neither the ranker nor the other queries: how far the ranking
+	// generalises to wording nobody tuned on. Never tuned on either.
+	SplitFresh = "fresh"
 )
 
 // maxLabeledLine bounds one line of a labeled query file.
@@ -29,7 +33,7 @@ const maxLabeledLine = 64 << 10
 type Labeled struct {
 	Query    string   `json:"query"`
 	Relevant []string `json:"relevant"`
-	// Split is train or heldout. A line without one gets SplitOf(Query).
+	// Split is train, heldout or fresh. A line without one gets SplitOf(Query).
 	Split string `json:"split,omitempty"`
 	Line  int    `json:"-"`
 }
@@ -80,9 +84,9 @@ func ReadLabeled(r io.Reader) ([]Labeled, error) {
 		switch l.Split {
 		case "":
 			l.Split = SplitOf(l.Query)
-		case SplitTrain, SplitHeldout:
+		case SplitTrain, SplitHeldout, SplitFresh:
 		default:
-			return nil, fmt.Errorf("line %d: field split is %q; want train or heldout", line, l.Split)
+			return nil, fmt.Errorf("line %d: field split is %q; want train, heldout or fresh", line, l.Split)
 		}
 		out = append(out, l)
 	}

@@ -97,7 +97,7 @@ func Evaluate(ix *Index, queries []Labeled, k int) (*Report, error) {
 		r.AnswerBytes = len(b)
 		rep.Results = append(rep.Results, r)
 	}
-	for _, split := range []string{SplitTrain, SplitHeldout, ""} {
+	for _, split := range []string{SplitTrain, SplitHeldout, SplitFresh, ""} {
 		f := Figures{Split: split}
 		if split == "" {
 			f.Split = "all"
@@ -130,9 +130,9 @@ func FilterSplit(qs []Labeled, split string) ([]Labeled, error) {
 	switch strings.ToLower(split) {
 	case "", "all":
 		return qs, nil
-	case SplitTrain, SplitHeldout:
+	case SplitTrain, SplitHeldout, SplitFresh:
 	default:
-		return nil, fmt.Errorf("split %q: want train, heldout or all", split)
+		return nil, fmt.Errorf("split %q: want train, heldout, fresh or all", split)
 	}
 	var out []Labeled
 	for _, q := range qs {

@@ -98,7 +98,7 @@ func FuzzReadLabeled(f *testing.F) {
 			return
 		}
 		for _, q := range qs {
-			if strings.TrimSpace(q.Query) == "" || len(q.Relevant) == 0 || (q.Split != SplitTrain && q.Split != SplitHeldout) || q.Line < 1 {
+			if strings.TrimSpace(q.Query) == "" || len(q.Relevant) == 0 || (q.Split != SplitTrain && q.Split != SplitHeldout && q.Split != SplitFresh) || q.Line < 1 {
 				t.Fatalf("accepted %+v", q)
 			}
 		}
