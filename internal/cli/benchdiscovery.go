@@ -28,7 +28,8 @@ func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 	var (
 		catalogDir, queriesFile, split, weights, stemmer string
 		k                                                int
-		k1, b, synWeight                                 float64
+		k1, b, synWeight, wnWeight, wnMaxDF              float64
+		wnSenses                                         int
 		asJSON, misses                                   bool
 	)
 	cmd := &cobra.Command{
@@ -60,6 +61,15 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			}
 			if cmd.Flags().Changed("synonym-weight") {
 				opts.SynonymWeight = synWeight
+			}
+			if cmd.Flags().Changed("wordnet-weight") {
+				opts.WordNet.Weight = wnWeight
+			}
+			if cmd.Flags().Changed("wordnet-max-df") {
+				opts.WordNet.MaxDF = wnMaxDF
+			}
+			if cmd.Flags().Changed("wordnet-senses") {
+				opts.WordNet.Senses = wnSenses
 			}
 			if stemmer != "" {
 				opts.Stemmer = stemmer
@@ -143,6 +153,9 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.StringVar(&weights, "weights", "", "field weights to change, e.g. name=3,summary=2,description=1,parameters=0.5,tags=1.5,path=1")
 	fl.StringVar(&stemmer, "stemmer", "", "porter2, porter, light or none (default porter2)")
 	fl.Float64Var(&synWeight, "synonym-weight", 0, "weight of query synonyms, 0 to turn them off (default: the index default)")
+	fl.Float64Var(&wnWeight, "wordnet-weight", 0, "weight of WordNet words added for query words the index lacks, 0 to turn it off (default: off)")
+	fl.Float64Var(&wnMaxDF, "wordnet-max-df", 0, "expand query words in at most this fraction of entries (default 0: only absent words)")
+	fl.IntVar(&wnSenses, "wordnet-senses", 0, "WordNet senses followed per word, most frequent first, 0 for all (default 1)")
 	return cmd
 }
 
@@ -186,6 +199,12 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	fmt.Fprintf(w, "catalog  %s: %d entries, index built in %.1f ms\n", b.Catalog, r.Entries, b.IndexBuildMs)
 	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
 		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
+	if wn := o.WordNet; wn.Weight > 0 {
+		fmt.Fprintf(w, "wordnet  weight=%g max-df=%g senses=%d derived=%v hypernyms=%v hyponyms=%v max-terms=%d\n",
+			wn.Weight, wn.MaxDF, wn.Senses, wn.Derived, wn.Hypernyms, wn.Hyponyms, wn.MaxTerms)
+	} else {
+		fmt.Fprintf(w, "wordnet  off\n")
+	}
 	fmt.Fprintf(w, "\n%-8s %8s %10s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "MRR", "answer bytes")
 	for _, f := range r.Figures {
 		fmt.Fprintf(w, "%-8s %8d %10.3f %7.3f %14.0f\n", f.Split, f.Queries, f.RecallAtK, f.MRR, f.MeanAnswerBytes)

@@ -46,6 +46,13 @@ func TestBenchDiscovery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recall@3") || strings.Contains(out, "heldout") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
+	if !strings.Contains(out, "wordnet  off") {
+		t.Fatalf("wordnet is on by default: %s", out)
+	}
+	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train", "--wordnet-weight", "0.5")
+	if code != 0 || !strings.Contains(out, "wordnet  weight=0.5 max-df=0 senses=1") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
 }
 
 func TestBenchDiscoveryBadInput(t *testing.T) {
@@ -61,6 +68,8 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--weights", "title=2"}, "--weights"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--b", "3"}, "b must be between"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--k", "0"}, "--k"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "2"}, "wordnet weight"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "0.5", "--wordnet-senses", "-1"}, "wordnet senses"},
 	} {
 		code, _, errOut := sluice(t, "", append([]string{"bench", "discovery"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

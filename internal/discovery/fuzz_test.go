@@ -45,7 +45,7 @@ func FuzzStem(f *testing.F) {
 
 func FuzzParseQuery(f *testing.F) {
 	for _, s := range []string{`kind:operation tag:"Sales Ops" api:crm -archived refund`, `"unterminated kind:`, `-`, `::`, `tag:`,
-		strings.Repeat("word ", 2000), `source:"a b" "kind:agent"`} {
+		strings.Repeat("word ", 2000), `source:"a b" "kind:agent"`, "invoices of mice deleted", strings.Repeat("run ", 100)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -66,6 +66,22 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatal(err)
 		}
 		ix.SearchQuery(q, nil, 3)
+		// And with the WordNet expansion, on an index that holds the
+		// query's own words (so related words can be found in it).
+		o := DefaultOptions()
+		o.WordNet.Weight, o.WordNet.Hypernyms, o.WordNet.Hyponyms, o.WordNet.Senses = 0.5, true, true, 0
+		wix, err := NewIndex(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wix.Upsert(Entry{Kind: KindTool, ID: "t", Name: "bill statement", Summary: s}); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range wix.Search(s, nil, 3) {
+			if h.Score < 0 || h.Score != h.Score {
+				t.Fatalf("score %v for %q", h.Score, s)
+			}
+		}
 	})
 }
 

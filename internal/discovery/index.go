@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sluicehq/sluice/internal/discovery/wordnet"
 )
 
 // Index is a concurrency-safe search index. Searches read an immutable
@@ -27,6 +29,7 @@ type Index struct {
 	syn     synonymTable
 	qstop   map[string]bool // query-only stop words
 	exp     map[string][]string
+	wn      *wordnet.Thesaurus // nil when the WordNet expansion is off
 
 	mu  sync.Mutex // serializes writers
 	cur atomic.Pointer[snapshot]
@@ -114,6 +117,13 @@ func NewIndex(o Options) (*Index, error) {
 				}
 			}
 		}
+	}
+	if o.WordNet.Weight > 0 {
+		wn, err := wordnet.Default()
+		if err != nil {
+			return nil, fmt.Errorf("discovery options: loading wordnet: %w", err)
+		}
+		ix.wn = wn
 	}
 	if len(o.QueryStopWords) > 0 {
 		ix.qstop = map[string]bool{}

@@ -50,6 +50,9 @@ type Options struct {
 	// KeepNumbers keeps query words made only of digits (ticket numbers,
 	// amounts, coordinates), which name no operation; by default they go.
 	KeepNumbers bool
+	// WordNet widens query words the index lacks with related words from
+	// the WordNet thesaurus (wordnet.go); off when its Weight is 0.
+	WordNet WordNetOptions `json:"wordnet"`
 }
 
 // DefaultOptions are the ranking parameters chosen on the training split
@@ -67,6 +70,7 @@ func DefaultOptions() Options {
 		Expansions:      DefaultExpansions,
 		ExpansionWeight: 0.5,
 		PhraseWeight:    0.5,
+		WordNet:         DefaultWordNet,
 	}
 }
 
@@ -102,6 +106,9 @@ func (o *Options) check() error {
 	}
 	if !(o.ExpansionWeight >= 0 && o.ExpansionWeight <= 1) {
 		return fmt.Errorf("discovery options: expansion weight must be between 0 and 1, got %v", o.ExpansionWeight)
+	}
+	if err := o.WordNet.check(); err != nil {
+		return err
 	}
 	if _, ok := stemmerByName(o.Stemmer); !ok {
 		return fmt.Errorf("discovery options: unknown stemmer %q (porter2, porter, light or none)", o.Stemmer)

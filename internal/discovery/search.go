@@ -52,7 +52,11 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 
 // rank returns the k best docs of s for the search terms of q, best first.
 func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
-	terms := s.termStats(ix.expand(q))
+	terms := ix.expand(q)
+	if ix.wn != nil {
+		terms = ix.expandWordNet(s, q, terms)
+	}
+	terms = s.termStats(terms)
 	if len(terms) == 0 {
 		return nil
 	}
