@@ -16,6 +16,10 @@ import (
 // errCancelled is the cause of a context cancelled by execution.cancel.
 var errCancelled = errors.New("cancelled by the caller")
 
+// errCancelledElsewhere is the cause of a context cancelled because its
+// record was cancelled through another process, which wrote the final frame.
+var errCancelledElsewhere = errors.New("cancelled through another gateway")
+
 // Get returns one of p's executions; another account's is NotFound.
 func (m *Manager) Get(ctx context.Context, p *account.Principal, id string) (View, error) {
 	e, err := m.cfg.Store.GetExecution(ctx, p.ID, id)
@@ -113,13 +117,21 @@ func (m *Manager) Follow(ctx context.Context, p *account.Principal, id string, a
 			m.hub.unsubscribe(id, sub)
 			return err
 		}
-		done, err = m.live(ctx, sub, &last, send)
+		done, err = m.live(ctx, id, sub, &last, send)
 		m.hub.unsubscribe(id, sub)
 		if err != nil || done {
 			return err
 		}
 		// The subscription lagged and was cut: read the store again.
 	}
+}
+
+// runsHere reports whether id runs in this process now.
+func (m *Manager) runsHere(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.running[id]
+	return ok
 }
 
 // replay sends stored frames after *last; done when the final one was sent.
@@ -147,11 +159,21 @@ func (m *Manager) replay(ctx context.Context, id string, last *int64, send func(
 
 // live sends subscribed frames after *last; done at the final one. It
 // returns (false, nil) when the subscription lagged.
-func (m *Manager) live(ctx context.Context, sub *subscription, last *int64, send func(Frame) error) (bool, error) {
+func (m *Manager) live(ctx context.Context, id string, sub *subscription, last *int64, send func(Frame) error) (bool, error) {
+	// An execution running in another gateway publishes nothing here: look
+	// in the store every SharedPoll instead (not done: the caller replays).
+	var poll <-chan time.Time
+	if m.cfg.SharedPoll > 0 && !m.runsHere(id) {
+		t := time.NewTicker(m.cfg.SharedPoll)
+		defer t.Stop()
+		poll = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return true, nil
+		case <-poll:
+			return false, nil
 		case f, ok := <-sub.ch:
 			if !ok {
 				return false, nil

@@ -62,6 +62,16 @@ func (h *hub) dropLocked(id string, s *subscription) {
 	}
 }
 
+// cut ends every subscription to id: its followers read the store again
+// (for frames another process stored).
+func (h *hub) cut(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs[id] {
+		h.dropLocked(id, s)
+	}
+}
+
 // publish hands stored frames to id's subscribers, never blocking.
 func (h *hub) publish(id string, frames ...storedFrame) {
 	h.mu.Lock()

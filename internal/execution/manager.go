@@ -70,6 +70,12 @@ type Config struct {
 	// while they run.
 	Workers int
 	Lease   time.Duration
+	// SharedPoll is for gateways sharing the store (0: one process alone,
+	// which sees its own cancels and frames at once). It is how often a
+	// running asynchronous execution looks at its record, so that a cancel
+	// made through another gateway stops it here too, and how often a stream
+	// of an execution running in another process looks for new frames.
+	SharedPoll time.Duration
 	// AsyncBudget is the default budget of an asynchronous execution (1 h).
 	AsyncBudget time.Duration
 	// Owner names this process in queue leases (default host and pid).

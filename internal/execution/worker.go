@@ -158,6 +158,8 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	defer m.untrack(e.ID)
 	stopRenew := m.renew(runCtx, it)
 	defer stopRenew()
+	stopWatch := m.watchCancel(runCtx, e, cancel)
+	defer stopWatch()
 
 	res, err := m.resume(runCtx, p.ID, c, e)
 	if err != nil {
@@ -206,7 +208,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 	default:
 		return nil, err
 	}
-	if !errors.Is(context.Cause(ctx), errShutdown) {
+	if cause := context.Cause(ctx); !errors.Is(cause, errShutdown) && !errors.Is(cause, errCancelledElsewhere) {
 		r.complete(res)
 	}
 	return res, nil
@@ -237,6 +239,35 @@ func (m *Manager) failQueued(ctx context.Context, it queue.Item, e store.Executi
 		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(err))
 	}
 	_ = m.cfg.Queue.Ack(ctx, it)
+}
+
+// watchCancel stops e's run when its record is cancelled through another
+// process (every SharedPoll; not at all when SharedPoll is 0). That process
+// stored the final result and frame; this one only stops, and sends its
+// followers back to the store for that frame.
+func (m *Manager) watchCancel(ctx context.Context, e store.Execution, cancel context.CancelCauseFunc) (stop func()) {
+	if m.cfg.SharedPoll <= 0 {
+		return func() {}
+	}
+	ctx, stopWatch := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(m.cfg.SharedPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				cur, err := m.cfg.Store.GetExecution(ctx, e.AccountID, e.ID)
+				if err == nil && cur.Status == store.StatusCancelled {
+					cancel(errCancelledElsewhere)
+					m.hub.cut(e.ID)
+					return
+				}
+			}
+		}
+	}()
+	return stopWatch
 }
 
 // renew extends id's lease while it runs.

@@ -232,6 +232,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Workers:     cfg.Workers,
 		Owner:       execution.DefaultOwner(),
 		AsyncBudget: cfg.Limits.AsyncExecutionTime,
+		// Gateways sharing PostgreSQL see each other's cancels and frames.
+		SharedPoll: sharedPoll(a.lite == nil),
 	})
 	a.mcp = mcp.New(mcp.Options{
 		Store: a.db, Commands: cfg.MCP.Commands, Egress: pol,
@@ -345,6 +347,16 @@ func monitor(q queue.Queue, topic string, log *slog.Logger) func(context.Context
 			log.Warn("monitoring update not published", "run", m.RunID, "step", m.StepID, "error", fault.From(err))
 		}
 	}
+}
+
+// sharedPoll is how often a running execution looks for a cancel made
+// through another gateway, and a stream of an execution running in another
+// gateway for new frames: only when gateways share the store.
+func sharedPoll(shared bool) time.Duration {
+	if shared {
+		return time.Second
+	}
+	return 0
 }
 
 // background runs fn until the App closes; Close waits for it.
