@@ -22,15 +22,26 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	cons, err := q.consumer(ctx, topic)
-	if err != nil {
-		return nil, err
+	items, err := q.lease(ctx, topic, owner, n, d)
+	if errors.Is(err, errConsumerGone) {
+		// Made again: the new consumer delivers what the old one held.
+		items, err = q.lease(ctx, topic, owner, n, d)
 	}
+	if errors.Is(err, errConsumerGone) {
+		return nil, q.unavailable("fetch from topic "+strconv.Quote(topic), err)
+	}
+	return items, err
+}
+
+// errConsumerGone: the topic's consumer vanished during a fetch.
+var errConsumerGone = errors.New("the topic's consumer is gone from the server")
+
+func (q *Queue) lease(ctx context.Context, topic, owner string, n int, d time.Duration) ([]queue.Item, error) {
 	start := time.Now()
 	q.leasing(topic)
-	batch, err := cons.FetchNoWait(n)
+	batch, err := q.fetch(ctx, topic, n)
 	if err != nil {
-		return nil, q.unavailable("fetch from topic "+strconv.Quote(topic), err)
+		return nil, err
 	}
 	until := start.Add(d)
 	var items []queue.Item
@@ -65,6 +76,9 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 		items = append(items, it)
 	}
 	if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && len(items) == 0 {
+		if q.consumerGone(topic, err) {
+			return nil, errConsumerGone
+		}
 		return nil, q.unavailable("fetch from topic "+strconv.Quote(topic), err)
 	}
 	if len(items) > 0 {
@@ -72,6 +86,22 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 		q.announce(topic, until)
 	}
 	return items, nil
+}
+
+// fetch asks the topic's consumer for up to n messages without waiting.
+func (q *Queue) fetch(ctx context.Context, topic string, n int) (jetstream.MessageBatch, error) {
+	cons, err := q.consumer(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := cons.FetchNoWait(n)
+	if err != nil {
+		if q.consumerGone(topic, err) {
+			return nil, errConsumerGone
+		}
+		return nil, q.unavailable("fetch from topic "+strconv.Quote(topic), err)
+	}
+	return batch, nil
 }
 
 // Ack implements queue.Queue: the delete by sequence decides, so exactly one

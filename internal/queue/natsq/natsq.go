@@ -75,11 +75,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultStreamName = "SLUICE_QUEUE"
-	DefaultSubject    = "sluice.queue"
-	DefaultAckWait    = 30 * time.Second
-	DefaultMaxWait    = time.Second
-	DefaultTimeout    = 5 * time.Second
+	DefaultStreamName       = "SLUICE_QUEUE"
+	DefaultSubject          = "sluice.queue"
+	DefaultAckWait          = 30 * time.Second
+	DefaultMaxWait          = time.Second
+	DefaultTimeout          = 5 * time.Second
+	DefaultConsumerInactive = 24 * time.Hour
 )
 
 // Headers carried by every item.
@@ -110,6 +111,11 @@ type Options struct {
 	// MaxWait bounds one Wait, so a consumer looks again even when a wake-up
 	// was lost; default 1 s.
 	MaxWait time.Duration
+	// ConsumerInactive is how long a topic's consumer lives on the server
+	// without anyone leasing from it; default 24 h. A live consumer leases
+	// at least every MaxWait, so only the topics of departed processes (a
+	// gateway's own results topic) go.
+	ConsumerInactive time.Duration
 	// Timeout bounds each request to the server (within the caller's
 	// context); default 5 s.
 	Timeout time.Duration
@@ -158,6 +164,9 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.ConsumerInactive <= 0 {
+		o.ConsumerInactive = DefaultConsumerInactive
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -312,6 +321,10 @@ func (q *Queue) consumer(ctx context.Context, topic string) (jetstream.Consumer,
 		// delayed items would stop delivering new ones.
 		MaxAckPending: -1, DeliverPolicy: jetstream.DeliverAllPolicy,
 		Description: "sluice queue topic " + strconv.Quote(topic),
+		// A topic nobody has leased from for this long loses its consumer
+		// (a gateway's reply topic after the gateway is gone); its items
+		// stay in the stream for a consumer made again on next use.
+		InactiveThreshold: q.o.ConsumerInactive,
 	}
 	bc, cancel := q.bound(ctx)
 	defer cancel()
@@ -323,6 +336,21 @@ func (q *Queue) consumer(ctx context.Context, topic string) (jetstream.Consumer,
 	q.consumers[topic] = c
 	q.mu.Unlock()
 	return c, nil
+}
+
+// consumerGone reports whether err says the topic's consumer no longer
+// exists on the server (deleted by an operator, or by the server after
+// ConsumerInactive unused); the cached one is then forgotten, so the next
+// call makes it again. The stream still holds every unacked item, and a new
+// consumer delivers them all (leases held on the old one end early).
+func (q *Queue) consumerGone(topic string, err error) bool {
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, nats.ErrNoResponders) {
+		return false
+	}
+	q.mu.Lock()
+	delete(q.consumers, topic)
+	q.mu.Unlock()
+	return true
 }
 
 // bound limits one request to Options.Timeout within ctx: a request whose

@@ -68,6 +68,9 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 	info, err := cons.Info(c)
 	cancel()
 	if err != nil {
+		if q.consumerGone(topic, err) {
+			return nil // look again: the next Lease makes it anew
+		}
 		return q.unavailable("ask the consumer of topic "+strconv.Quote(topic)+" for its state", err)
 	}
 	if info.NumPending > 0 {
