@@ -121,8 +121,16 @@ func TestRetries(t *testing.T) {
 				_, _ = w.Write([]byte(`{"ok":true}`))
 			}))
 			defer srv.Close()
-			doc := fmt.Sprintf(`{"type":"operationUpdate","operationId":"call","operation":{"ApiCall":{"method":"GET","url":"%s/x","timeout":200,"cache":false,"outputPath":"/workflow/x"}}}
-{"type":"beginExecution","executionId":"r","operationOrder":["call"]}`, srv.URL)
+			// Only the timeout case wants attempts to time out: elsewhere a
+			// generous timeout keeps a loaded machine from turning a slow
+			// answer into a timeout (or an attempt that never reached the
+			// server, which would not be counted).
+			timeout := 5000
+			if c.slow {
+				timeout = 200
+			}
+			doc := fmt.Sprintf(`{"type":"operationUpdate","operationId":"call","operation":{"ApiCall":{"method":"GET","url":"%s/x","timeout":%d,"cache":false,"outputPath":"/workflow/x"}}}
+{"type":"beginExecution","executionId":"r","operationOrder":["call"]}`, srv.URL, timeout)
 			h := newHarness(t, srv, nil)
 			res := execute(t, h, []byte(doc))
 			if got := calls.Load(); got != c.wantCalls {
