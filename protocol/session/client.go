@@ -68,11 +68,15 @@ type Client struct {
 	stopErr  error // why the session ended
 	draining bool
 
-	hs        *HandshakeResp
-	slots     chan struct{} // tool calls in flight, when max_parallel > 0
-	quit      chan struct{} // closed when the session ends (Close or the connection)
-	quitOnce  sync.Once
-	done      chan struct{} // closed when the reading goroutine returns
+	hs       *HandshakeResp
+	slots    chan struct{} // tool calls in flight, when max_parallel > 0
+	quit     chan struct{} // closed when the session ends (Close or the connection)
+	quitOnce sync.Once
+	done     chan struct{} // closed when the reading goroutine returns
+	// replies are the pongs and shutdown acknowledgements the reading
+	// goroutine owes the server; another goroutine writes them, so that the
+	// reader never waits on a write while the server waits on a read.
+	replies   chan Message
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -102,9 +106,11 @@ func Connect(ctx context.Context, r io.Reader, w io.Writer, opts ClientOptions) 
 		pending: map[string]chan Message{},
 		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
+		replies: make(chan Message, maxQueuedReplies),
 	}
 	c.t0 = c.now()
 	go c.readLoop()
+	go c.replyLoop()
 	resp, err := Request[*HandshakeResp](ctx, c, &HandshakeReq{
 		AgentID: opts.AgentID, AgentCaps: opts.Caps, AuthToken: opts.AuthToken,
 	})
@@ -326,6 +332,35 @@ func (c *Client) now() time.Time {
 	return time.Now()
 }
 
+// maxQueuedReplies bounds the replies waiting to be written; a server that
+// sends more pings than that before it reads has the extra ones unanswered.
+const maxQueuedReplies = 64
+
+// reply queues m for replyLoop without waiting.
+func (c *Client) reply(m Message) {
+	select {
+	case c.replies <- m:
+	default:
+		c.log.Warn("session: reply dropped: the server sends faster than it reads", "type", m.MessageType())
+	}
+}
+
+// replyLoop writes the queued replies until the session ends.
+func (c *Client) replyLoop() {
+	for {
+		select {
+		case m := <-c.replies:
+			if err := c.wr.Write(m); err != nil {
+				c.log.Warn("session: reply not sent", "type", m.MessageType(), "error", err)
+			}
+		case <-c.quit:
+			return
+		case <-c.done:
+			return
+		}
+	}
+}
+
 // readLoop reads until the connection ends, routing each message.
 func (c *Client) readLoop() {
 	defer close(c.done)
@@ -347,18 +382,14 @@ func (c *Client) readLoop() {
 func (c *Client) route(m Message) {
 	switch m := m.(type) {
 	case *Ping:
-		if err := c.wr.Write(&Pong{Ref: Ref{ReqID: m.ID}, UptimeSeconds: c.now().Sub(c.t0).Seconds()}); err != nil {
-			c.log.Warn("session: pong not sent", "error", err)
-		}
+		c.reply(&Pong{Ref: Ref{ReqID: m.ID}, UptimeSeconds: c.now().Sub(c.t0).Seconds()})
 		return
 	case *Shutdown:
 		if m.ReqID == "" { // the server is ending the session
 			c.mu.Lock()
 			c.draining = true
 			c.mu.Unlock()
-			if err := c.wr.Write(&Shutdown{ReqID: m.ID}); err != nil {
-				c.log.Warn("session: shutdown not acknowledged", "error", err)
-			}
+			c.reply(&Shutdown{ReqID: m.ID})
 			return
 		}
 	}

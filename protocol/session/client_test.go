@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/protocol/session"
 )
@@ -631,5 +632,41 @@ func TestClientOverIOPipes(t *testing.T) {
 	}
 	if _, err := fromServer.Write([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("the client's reader is still open: %v", err)
+	}
+}
+
+// The client's reading goroutine never waits on its own writes: a server
+// that sends a ping and then more messages before it reads anything (over a
+// transport without buffering, like net.Pipe) is not deadlocked by the pong.
+func TestClientPongDoesNotBlockReading(t *testing.T) {
+	var got events
+	_, p, _ := connect(t, session.ClientOptions{OnEvent: got.add}, okHandshake())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 3 {
+			p.send(&session.Ping{})
+		}
+		for range 20 {
+			p.send(&session.ToolEvent{EventFields: session.EventFields{Ref: session.Ref{ReqID: strings.Repeat("ab", 16)}, Kind: session.KindLog}})
+		}
+		for range 3 {
+			if _, ok := p.recv().(*session.Pong); !ok {
+				t.Error("want a pong")
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("deadlocked: the client's reader waited to write a pong while the server waited to write to it")
+	}
+	// The last events may still be on their way through the reader.
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got.all()) < 20 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := len(got.all()); n != 20 {
+		t.Fatalf("%d events, want 20", n)
 	}
 }
