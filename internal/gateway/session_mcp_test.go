@@ -109,6 +109,26 @@ func TestSessionMCPServers(t *testing.T) {
 			t.Fatalf("%s: %v", tc.tool, m)
 		}
 	}
+	// An MCP tool's progress notifications reach the session as tool/event
+	// progress messages of the call, before its answer, when the call streams.
+	id = r.send("tool/call/req", map[string]any{"tool_name": "mcp.web.progress", "arguments": map[string]any{"steps": 2, "ms": 100}, "streaming": true})
+	progress := 0
+	for {
+		m := r.recv()
+		if m["type"] == "tool/call/resp" {
+			if data, _ := m["data"].(map[string]any); m["req_id"] != id || data["success"] != true {
+				t.Fatalf("progress call: %v", m)
+			}
+			break
+		}
+		if m["type"] != "tool/event" || m["req_id"] != id || m["kind"] != "progress" || !strings.Contains(fmtAny(m["data"]), "total:2") {
+			t.Fatalf("progress event: %v", m)
+		}
+		progress++
+	}
+	if progress < 1 {
+		t.Fatal("no progress event reached the session")
+	}
 	// A tool that fails answers success:false.
 	r.send("tool/call/req", map[string]any{"tool_name": "mcp.web.fail"})
 	if data, _ := r.recv()["data"].(map[string]any); data["success"] != false || data["error_code"] != "tool_error" || data["error"] != "disk full" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/tools"
 )
 
 // toolsTTL is how long a server's tool list is reused before it is asked
@@ -44,6 +45,8 @@ type conn struct {
 	toolsMu sync.Mutex
 	tools   []toolInfo
 	toolsAt time.Time
+
+	progress *progressRoutes
 }
 
 // toolInfo is what sluice keeps of an MCP tool.
@@ -76,11 +79,11 @@ func (r *Registry) connect(ctx context.Context, reg store.MCPServer) (*conn, err
 			r.mu.Unlock()
 			return nil, fault.New(fault.Unavailable, "too many MCP servers are connected (%d)", r.o.MaxConnections).Retry(5 * time.Second)
 		}
-		c = &conn{key: key, reg: reg, ready: make(chan struct{})}
+		c = &conn{key: key, reg: reg, ready: make(chan struct{}), progress: &progressRoutes{}}
 		c.lastUsed.Store(time.Now().UnixNano())
 		r.conns[key] = c
 		r.mu.Unlock()
-		c.cs, c.err = r.dial(reg)
+		c.cs, c.err = r.dial(reg, c.progress)
 		if c.err != nil {
 			r.mu.Lock()
 			if r.conns[key] == c {
@@ -112,7 +115,7 @@ func (r *Registry) connect(ctx context.Context, reg store.MCPServer) (*conn, err
 // dial starts or reaches the server and runs MCP initialization, within
 // ConnectTimeout. It does not use a caller's context: the connection outlives
 // the call that made it.
-func (r *Registry) dial(reg store.MCPServer) (*sdk.ClientSession, error) {
+func (r *Registry) dial(reg store.MCPServer, progress *progressRoutes) (*sdk.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.ConnectTimeout)
 	defer cancel()
 	var t sdk.Transport
@@ -128,7 +131,8 @@ func (r *Registry) dial(reg store.MCPServer) (*sdk.ClientSession, error) {
 	} else {
 		t = &sdk.StreamableClientTransport{Endpoint: reg.URL, HTTPClient: r.o.HTTPClient, MaxRetries: -1, DisableStandaloneSSE: true}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "sluice", Version: "1"}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "sluice", Version: "1"},
+		&sdk.ClientOptions{ProgressNotificationHandler: progress.handle})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		r.o.Logger.Warn("mcp server unreachable", "server", reg.Name, "account", reg.AccountID, "error", err)
@@ -181,8 +185,9 @@ func (c *conn) listTools(ctx context.Context) ([]toolInfo, error) {
 	return out, nil
 }
 
-// call runs one tool.
-func (c *conn) call(ctx context.Context, tool string, args map[string]any) (*sdk.CallToolResult, error) {
+// call runs one tool. onEvent, when set, receives the server's progress
+// notifications for the call.
+func (c *conn) call(ctx context.Context, tool string, args map[string]any, onEvent func(tools.Event)) (*sdk.CallToolResult, error) {
 	c.busy.Add(1)
 	defer func() {
 		c.lastUsed.Store(time.Now().UnixNano())
@@ -191,7 +196,13 @@ func (c *conn) call(ctx context.Context, tool string, args map[string]any) (*sdk
 	if args == nil {
 		args = map[string]any{}
 	}
-	return c.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	params := &sdk.CallToolParams{Name: tool, Arguments: args}
+	if onEvent != nil {
+		token, remove := c.progress.add(onEvent)
+		defer remove()
+		params.SetProgressToken(token)
+	}
+	return c.cs.CallTool(ctx, params)
 }
 
 func (c *conn) close() {

@@ -84,7 +84,7 @@ func sessionTool(server string, t toolInfo) tools.Tool {
 // Call runs mcp.<server>.<tool> for p: the grant and the registration are
 // checked first (tool_denied, unknown_tool), then the tool must be one the
 // server lists.
-func (pv provider) Call(ctx context.Context, p *account.Principal, name string, args map[string]any, _ func(tools.Event)) (*tools.Result, error) {
+func (pv provider) Call(ctx context.Context, p *account.Principal, name string, args map[string]any, onEvent func(tools.Event)) (*tools.Result, error) {
 	server, tool, ok := strings.Cut(strings.TrimPrefix(name, ToolPrefix), ".")
 	if !ok || tool == "" || store.CheckMCPServerName(server) != nil {
 		return nil, tools.UnknownTool(name)
@@ -119,7 +119,7 @@ func (pv provider) Call(ctx context.Context, p *account.Principal, name string, 
 	}
 	callCtx, cancel := context.WithTimeout(ctx, pv.r.o.CallTimeout)
 	defer cancel()
-	res, err := c.call(callCtx, tool, args)
+	res, err := c.call(callCtx, tool, args, onEvent)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,7 +107,7 @@ func TestCommandServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := toolNames(list); got != "mcp.local.add mcp.local.echo mcp.local.exit mcp.local.fail mcp.local.getenv mcp.local.slow mcp.local.upper.text" {
+	if got := toolNames(list); got != "mcp.local.add mcp.local.echo mcp.local.exit mcp.local.fail mcp.local.getenv mcp.local.progress mcp.local.slow mcp.local.upper.text" {
 		t.Fatalf("tools: %s", got)
 	}
 	for _, tl := range list {
@@ -143,7 +145,7 @@ func TestCommandServer(t *testing.T) {
 	_, err = box.Call(ctx, alice, "mcp.other.echo", nil, nil)
 	wantKind(t, err, fault.PermissionDenied, "a server not granted")
 	servers, err := r.List(ctx, alice)
-	if err != nil || len(servers) != 1 || servers[0].Name != "local" || len(servers[0].Tools) != 7 {
+	if err != nil || len(servers) != 1 || servers[0].Name != "local" || len(servers[0].Tools) != 8 {
 		t.Fatalf("servers: %+v %v", servers, err)
 	}
 }
@@ -196,12 +198,41 @@ func TestURLServer(t *testing.T) {
 	r := newRegistry(t, st, mcp.Options{Egress: egress.Policy{AllowPrivate: []string{"127.0.0.1"}}})
 	bob := principal("bob", "web")
 	got, err := r.Register(ctx, bob, "web", "", hs.URL)
-	if err != nil || got.URL != hs.URL || len(got.Tools) != 7 {
+	if err != nil || got.URL != hs.URL || len(got.Tools) != 8 {
 		t.Fatalf("register: %+v %v", got, err)
 	}
 	res, err := r.Provider().Call(ctx, bob, "mcp.web.echo", map[string]any{"text": "über"}, nil)
 	if err != nil || !res.Success || res.Data.(map[string]any)["text"] != "über" {
 		t.Fatalf("echo: %+v %v", res, err)
+	}
+	// A tool's progress notifications, sent while it runs, become the call's
+	// progress events (each carrying its figure), and none are asked for
+	// without a listener.
+	var mu sync.Mutex
+	seen := map[float64]bool{}
+	res, err = r.Provider().Call(ctx, bob, "mcp.web.progress", map[string]any{"steps": 3, "ms": 100}, func(e tools.Event) {
+		d, _ := e.Data.(map[string]any)
+		p, _ := d["progress"].(float64)
+		if e.Kind != "progress" || d["total"] != float64(3) || d["message"] != fmt.Sprintf("step %d", int(p)) || p < 1 || p > 3 {
+			t.Errorf("event %+v", e)
+		}
+		mu.Lock()
+		if seen[p] {
+			t.Errorf("progress %v twice", p)
+		}
+		seen[p] = true
+		mu.Unlock()
+	})
+	if err != nil || !res.Success {
+		t.Fatalf("progress: %+v %v", res, err)
+	}
+	mu.Lock()
+	if !seen[1] || !seen[2] {
+		t.Errorf("progress events %v: want at least the two sent well before the answer", seen)
+	}
+	mu.Unlock()
+	if res, err := r.Provider().Call(ctx, bob, "mcp.web.progress", map[string]any{"steps": 2}, nil); err != nil || !res.Success {
+		t.Fatalf("progress without a listener: %+v %v", res, err)
 	}
 	// The account loses the host: its tools are denied and no longer listed.
 	lost := &account.Principal{ID: "bob", Permissions: policy.Permissions{MCPServers: []string{"web"}}}

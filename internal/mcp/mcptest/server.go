@@ -6,6 +6,7 @@ package mcptest
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,11 @@ type slowArgs struct {
 	Ms int `json:"ms"`
 }
 
+type progressArgs struct {
+	Steps int `json:"steps"`
+	Ms    int `json:"ms,omitempty"` // wait after each notification
+}
+
 type envArgs struct {
 	Name string `json:"name"`
 }
@@ -45,6 +51,8 @@ type envArgs struct {
 //	fail {} -> isError "disk full"
 //	slow {ms}                        waits ms or until cancelled
 //	getenv {name} -> the variable's value as text ("" when unset)
+//	progress {steps, ms}             sends steps progress notifications (k of
+//	                                 steps, "step k") ms apart, then answers "done"
 //	exit {}                          the process exits (child servers only)
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "sluice-mcptest", Version: "1"}, nil)
@@ -75,6 +83,20 @@ func NewServer() *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "getenv", Description: "The value of an environment variable"},
 		func(_ context.Context, _ *sdk.CallToolRequest, in envArgs) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: os.Getenv(in.Name)}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "progress", Description: "Report progress, then answer"},
+		func(ctx context.Context, req *sdk.CallToolRequest, in progressArgs) (*sdk.CallToolResult, any, error) {
+			if token := req.Params.GetProgressToken(); token != nil {
+				for k := 1; k <= in.Steps; k++ {
+					_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+						Progress: float64(k), Total: float64(in.Steps), Message: "step " + strconv.Itoa(k)})
+					select {
+					case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+					case <-ctx.Done():
+					}
+				}
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "exit", Description: "Stop the server process"},
 		func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
