@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -15,13 +16,15 @@ import (
 
 // discoveryBench is the output of `sluice bench discovery --json`.
 type discoveryBench struct {
-	Catalog      string                  `json:"catalog"`
-	Queries      string                  `json:"queries"`
-	Options      discovery.Options       `json:"options"`
-	IndexBuildMs float64                 `json:"index_build_ms"`
-	MeanSearchUs float64                 `json:"mean_search_us"`
-	Report       *discovery.Report       `json:"report"`
-	Misses       []discovery.QueryResult `json:"misses,omitempty"`
+	Catalog      string            `json:"catalog"`
+	Queries      string            `json:"queries"`
+	Options      discovery.Options `json:"options"`
+	IndexBuildMs float64           `json:"index_build_ms"`
+	MeanSearchUs float64           `json:"mean_search_us"`
+	// Embeddings is the model of a hybrid ranking ("": BM25 alone).
+	Embeddings string                  `json:"embeddings,omitempty"`
+	Report     *discovery.Report       `json:"report"`
+	Misses     []discovery.QueryResult `json:"misses,omitempty"`
 }
 
 func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
@@ -31,6 +34,7 @@ func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 		k1, b, synWeight, wnWeight, wnMaxDF              float64
 		wnSenses                                         int
 		asJSON, misses                                   bool
+		embURL, embModel, embKeyEnv                      string
 	)
 	cmd := &cobra.Command{
 		Use:   "discovery --catalog DIR --queries FILE",
@@ -100,26 +104,40 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			if len(qs) == 0 {
 				return fail(ExitInvalid, "%s: no query in split %s", queriesFile, split)
 			}
+			search := func(query string, n int) []discovery.Hit { return ix.Search(query, nil, n) }
 			start := time.Now()
-			if err := ix.Upsert(entries...); err != nil {
+			rounds := 20
+			if embURL != "" {
+				// Hybrid: every entry and query embedded by the endpoint, fused
+				// with BM25 by reciprocal rank (as the server does).
+				if embModel == "" {
+					return fail(ExitInvalid, "--embeddings-url needs --embeddings-model")
+				}
+				h := discovery.NewHybrid(ix, &discovery.OpenAIEmbedder{BaseURL: embURL, Model: embModel,
+					APIKey: os.Getenv(embKeyEnv), Client: &http.Client{Timeout: time.Minute}}, nil)
+				if err := h.Upsert(cmd.Context(), entries...); err != nil {
+					return fail(ExitFailed, "embedding the catalog: %v", err)
+				}
+				search = func(query string, n int) []discovery.Hit { return h.Search(cmd.Context(), query, nil, n) }
+				rounds = 1 // each search is a round trip to the endpoint
+			} else if err := ix.Upsert(entries...); err != nil {
 				return fail(ExitInvalid, "%v", err)
 			}
 			built := time.Since(start)
-			rep, err := discovery.Evaluate(ix, qs, k)
+			rep, err := discovery.EvaluateWith(ix, search, qs, k)
 			if err != nil {
 				return fail(ExitInvalid, "%v", err)
 			}
 			// Latency of the answer an agent gets (top k), over the query set.
-			const rounds = 20
 			start = time.Now()
 			for range rounds {
 				for _, q := range qs {
-					ix.Search(q.Query, nil, k)
+					search(q.Query, k)
 				}
 			}
 			perSearch := time.Since(start) / time.Duration(rounds*len(qs))
 			out := discoveryBench{
-				Catalog: catalogDir, Queries: queriesFile, Options: opts,
+				Catalog: catalogDir, Queries: queriesFile, Options: opts, Embeddings: embModel,
 				IndexBuildMs: float64(built.Microseconds()) / 1000,
 				MeanSearchUs: float64(perSearch.Nanoseconds()) / 1000,
 				Report:       rep,
@@ -155,6 +173,9 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.Float64Var(&synWeight, "synonym-weight", 0, "weight of query synonyms, 0 to turn them off (default: the index default)")
 	fl.Float64Var(&wnWeight, "wordnet-weight", 0, "weight of WordNet words added for query words the index lacks, 0 to turn it off (default: off)")
 	fl.Float64Var(&wnMaxDF, "wordnet-max-df", 0, "expand query words in at most this fraction of entries (default 0: only absent words)")
+	fl.StringVar(&embURL, "embeddings-url", "", "rank hybrid: BM25 fused with the vectors of this OpenAI-compatible /v1/embeddings base URL (default: BM25 alone)")
+	fl.StringVar(&embModel, "embeddings-model", "", "the embedding model (with --embeddings-url)")
+	fl.StringVar(&embKeyEnv, "embeddings-key-env", "", "the environment variable holding the endpoint's API key (with --embeddings-url)")
 	fl.IntVar(&wnSenses, "wordnet-senses", 0, "WordNet senses followed per word, most frequent first, 0 for all (default 1)")
 	return cmd
 }
@@ -204,6 +225,9 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 			wn.Weight, wn.MaxDF, wn.Senses, wn.Derived, wn.Hypernyms, wn.Hyponyms, wn.MaxTerms)
 	} else {
 		fmt.Fprintf(w, "wordnet  off\n")
+	}
+	if b.Embeddings != "" {
+		fmt.Fprintf(w, "hybrid   BM25 fused (RRF) with the vectors of %s\n", b.Embeddings)
 	}
 	fmt.Fprintf(w, "\n%-8s %8s %10s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "MRR", "answer bytes")
 	for _, f := range r.Figures {

@@ -2,8 +2,12 @@ package cli_test
 
 import (
 	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -75,5 +79,73 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %s (want %q)", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// fakeEmbeddings is an OpenAI-compatible /v1/embeddings endpoint whose
+// vectors are bags of hashed words: enough for the hybrid path to rank.
+func fakeEmbeddings(t *testing.T, key string, calls *atomic.Int32) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer "+key {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		out := struct {
+			Data []item `json:"data"`
+		}{}
+		for i, text := range req.Input {
+			v := make([]float32, 64)
+			for _, word := range strings.Fields(strings.ToLower(text)) {
+				h := fnv.New32a()
+				_, _ = h.Write([]byte(word))
+				v[h.Sum32()%64]++
+			}
+			v[0] += 0.01 // never the zero vector
+			out.Data = append(out.Data, item{Index: i, Embedding: v})
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestBenchDiscoveryHybrid(t *testing.T) {
+	const key = "emb-key-s3cr3t"
+	t.Setenv("SLUICE_TEST_EMB_KEY", key)
+	var calls atomic.Int32
+	srv := fakeEmbeddings(t, key, &calls)
+	code, out, errOut := sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries,
+		"--split", "train", "--embeddings-url", srv.URL, "--embeddings-model", "fake-bow", "--embeddings-key-env", "SLUICE_TEST_EMB_KEY")
+	if code != 0 || !strings.Contains(out, "hybrid   BM25 fused (RRF) with the vectors of fake-bow") || !strings.Contains(out, "recall@5") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if calls.Load() < 2 {
+		t.Fatalf("the endpoint was called %d times", calls.Load())
+	}
+	if strings.Contains(out+errOut, key) {
+		t.Fatal("the endpoint's key is in the output")
+	}
+	code, _, errOut = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries,
+		"--embeddings-url", srv.URL)
+	if code != 2 || !strings.Contains(errOut, "--embeddings-model") {
+		t.Fatalf("without a model: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries,
+		"--embeddings-url", srv.URL, "--embeddings-model", "m")
+	if code != 1 || !strings.Contains(errOut, "embedding the catalog") || strings.Contains(errOut, key) {
+		t.Fatalf("a refused key: exit %d: %s", code, errOut)
 	}
 }

@@ -47,6 +47,12 @@ type Report struct {
 // counts 1/40) and the size of the answers. Every relevant ID must name an
 // entry of the index, so a mislabeled query is an error, not a miss.
 func Evaluate(ix *Index, queries []Labeled, k int) (*Report, error) {
+	return EvaluateWith(ix, func(query string, n int) []Hit { return ix.Search(query, nil, n) }, queries, k)
+}
+
+// EvaluateWith is Evaluate with another ranking over ix's entries, such as
+// a Hybrid's: search returns the best n hits of a query.
+func EvaluateWith(ix *Index, search func(query string, n int) []Hit, queries []Labeled, k int) (*Report, error) {
 	if k <= 0 {
 		return nil, fmt.Errorf("evaluate: k must be positive, got %d", k)
 	}
@@ -68,7 +74,7 @@ func Evaluate(ix *Index, queries []Labeled, k int) (*Report, error) {
 	}
 	rep := &Report{K: k, Entries: len(all), FullAnswerBytes: len(full)}
 	for _, q := range queries {
-		hits := ix.Search(q.Query, nil, len(all))
+		hits := search(q.Query, len(all))
 		r := QueryResult{Query: q.Query, Split: q.Split, Relevant: q.Relevant}
 		found := 0
 		for i, h := range hits {

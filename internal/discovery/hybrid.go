@@ -125,7 +125,9 @@ func (h *Hybrid) Search(ctx context.Context, query string, filter Filter, k int)
 	if k <= 0 {
 		return nil
 	}
-	q := parseQuery(query, h.ix.stem)
+	// Parsed as the index parses (query stop words, numbers dropped), so the
+	// BM25 half ranks as a plain search does.
+	q := h.ix.parse(query)
 	s := h.ix.cur.Load()
 	if len(q.Terms) == 0 {
 		return s.list(q, filter, k)
