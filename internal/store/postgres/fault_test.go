@@ -160,6 +160,16 @@ func writeWhile(t *testing.T, db *postgres.DB, disrupt func()) []string {
 			}
 		}()
 	}
+	// Disrupt only once writes are landing: on a loaded machine the first
+	// ones can take longer than the disruption's own delay.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 3 {
+			break
+		}
+	}
 	disrupt()
 	stop.Store(true)
 	wg.Wait()
