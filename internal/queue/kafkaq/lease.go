@@ -2,6 +2,7 @@ package kafkaq
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -44,15 +45,31 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 
 // catchUp waits until this member read what it produced to the partitions
 // of topic it owns (the topic's own and the retry tiers), or CatchUp passed.
+// A partition it produced to but does not own is waited for until the group
+// shows it assigned to another member (asked at most every 50 ms).
 func (q *Queue) catchUp(ctx context.Context, topic string) error {
 	kts := map[string]bool{q.mainTopic(topic): true}
 	for _, t := range q.tiers {
 		kts[t.topic] = true
 	}
 	deadline := time.Now().Add(q.o.CatchUp)
-	for !q.st.caughtUp(kts) {
+	elsewhere := q.st.knownElsewhere()
+	var asked time.Time
+	for {
+		ok, others := q.st.caughtUp(kts, elsewhere)
+		if ok {
+			return nil
+		}
 		if time.Now().After(deadline) {
 			return nil // look at what is there; the rest comes later
+		}
+		if others && time.Since(asked) >= 50*time.Millisecond {
+			asked = time.Now()
+			if e, err := q.assignedElsewhere(ctx); err == nil {
+				elsewhere = e
+				q.st.setElsewhere(e, asked)
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -62,7 +79,37 @@ func (q *Queue) catchUp(ctx context.Context, topic string) error {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	return nil
+}
+
+// assignedElsewhere asks the group which partitions its other members own.
+func (q *Queue) assignedElsewhere(ctx context.Context) (map[tp]bool, error) {
+	c, cancel := context.WithTimeout(ctx, q.o.Timeout)
+	defer cancel()
+	groups, err := q.adm.DescribeGroups(c, q.o.Group)
+	if err != nil {
+		return nil, err
+	}
+	g, found := groups[q.o.Group]
+	if !found || g.Err != nil {
+		return nil, errors.New("kafkaq: the group was not described")
+	}
+	me, _ := q.cl.GroupMetadata()
+	out := map[tp]bool{}
+	for _, m := range g.Members {
+		if m.MemberID == me {
+			continue
+		}
+		a, ok := m.Assigned.AsConsumer()
+		if !ok {
+			continue
+		}
+		for _, t := range a.Topics {
+			for _, part := range t.Partitions {
+				out[tp{topic: t.Topic, partition: part}] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // held finds the entry a lease token names, under s.mu.

@@ -47,16 +47,20 @@ type state struct {
 	reserved map[string]map[string]*reservation // topic -> id
 	// Per partition: the offsets read and not yet done, and the next offset
 	// to read; the committable offset is the lowest open one, or next.
-	open    map[tp]map[int64]bool
-	next    map[tp]int64
-	owned   map[tp]bool
-	wrote   map[tp]int64 // the highest offset this member produced
-	added   map[string]time.Time
-	rebal   time.Time // last assignment change
-	dirty   map[tp]bool
-	seq     uint64
-	signals map[string]chan struct{}
-	closed  bool
+	open  map[tp]map[int64]bool
+	next  map[tp]int64
+	owned map[tp]bool
+	wrote map[tp]int64 // the highest offset this member produced
+	added map[string]time.Time
+	rebal time.Time // last assignment change
+	// elsewhere is what the group showed assigned to other members, asked
+	// at elsewhereAt; it holds until the next assignment change here.
+	elsewhere   map[tp]bool
+	elsewhereAt time.Time
+	dirty       map[tp]bool
+	seq         uint64
+	signals     map[string]chan struct{}
+	closed      bool
 }
 
 func (s *state) init() {
@@ -116,26 +120,55 @@ func (s *state) topicAdded(topic string) {
 	}
 }
 
-// caughtUp: every offset this member produced to topics of kts was read, or
-// its partition is not this member's after a rebalance that knew the topic.
-func (s *state) caughtUp(kts map[string]bool) bool {
+// knownElsewhere is the other members' partitions when they were asked
+// after the last assignment change here (nil otherwise).
+func (s *state) knownElsewhere() map[tp]bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.elsewhere == nil || !s.elsewhereAt.After(s.rebal) {
+		return nil
+	}
+	return s.elsewhere
+}
+
+func (s *state) setElsewhere(e map[tp]bool, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.elsewhere, s.elsewhereAt = e, at
+}
+
+// caughtUp: every offset this member produced to topics of kts was read
+// here, or its partition is another member's. elsewhere holds the
+// partitions the group assigned to other members when last looked at (nil:
+// not looked); without it, a partition counts as another's once a
+// rebalance ended after its topic was added, which can be wrong when that
+// rebalance began before the topic was known. waiting says whether what is
+// missing is only partitions not owned here (worth asking the group).
+func (s *state) caughtUp(kts map[string]bool, elsewhere map[tp]bool) (ok, waitingOnOthers bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok = true
 	for p, off := range s.wrote {
 		if !kts[p.topic] {
 			continue
 		}
 		if s.owned[p] {
 			if s.next[p] <= off {
-				return false
+				return false, false
 			}
 			continue
 		}
-		if added, ok := s.added[p.topic]; !ok || !s.rebal.After(added) {
-			return false
+		if elsewhere != nil {
+			if !elsewhere[p] {
+				ok, waitingOnOthers = false, true
+			}
+			continue
+		}
+		if added, found := s.added[p.topic]; !found || !s.rebal.After(added) {
+			ok, waitingOnOthers = false, true
 		}
 	}
-	return true
+	return ok, waitingOnOthers
 }
 
 // add takes a record read from p in: a new entry, unless the id is queued
