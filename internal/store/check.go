@@ -185,6 +185,7 @@ func CheckExecution(e Execution) error {
 		CheckBytes("document", e.Document, MaxDocumentBytes, true),
 		CheckJSON("input", e.Input, MaxInputBytes, false),
 		checkStatus(e.Status),
+		checkKindOrEmpty(e.Kind),
 		CheckText("session id", e.SessionID, MaxClientIDBytes, false),
 		CheckJSON("result", e.Result, MaxResultBytes, false),
 		CheckJSON("errors", e.Errors, MaxErrorsBytes, false),
@@ -217,6 +218,9 @@ func CheckExecutionQuery(q ExecutionQuery) (int, error) {
 		if err := checkStatus(s); err != nil {
 			return 0, err
 		}
+	}
+	if err := checkKindOrEmpty(q.Kind); err != nil {
+		return 0, err
 	}
 	return PageLimit(q.Limit)
 }

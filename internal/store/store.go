@@ -199,6 +199,10 @@ func (s Status) Valid() bool {
 type Execution struct {
 	ID        string // the server's id
 	AccountID string
+	// Kind says which runner owns the record: KindA2E, KindCapability or
+	// KindAgentWorkflow. CreateExecution derives an empty Kind from the
+	// document (KindOfDocument); it never changes afterwards.
+	Kind string
 	// ClientID is the client's executionId, an idempotency key per account
 	// ("" when none was given); Digest identifies the document it came with.
 	ClientID string
@@ -222,6 +226,7 @@ type Execution struct {
 // ExecutionQuery filters and pages an account's executions.
 type ExecutionQuery struct {
 	Status []Status // any of these; empty: all
+	Kind   string   // only this kind; empty: all
 	Page
 }
 
@@ -236,7 +241,8 @@ type ExecutionUpdate struct {
 // Executions keeps execution records.
 type Executions interface {
 	// CreateExecution stores e (ID, AccountID, Digest, Document and Status
-	// required; CreatedAt set by the store). When ClientID is set and the
+	// required; CreatedAt set by the store; an empty Kind is derived from
+	// the document, an unknown one is Invalid). When ClientID is set and the
 	// account already has an execution with it, nothing is stored: the same
 	// Digest returns that execution with created false, another Digest is a
 	// Conflict. The check and the insert are one atomic step.

@@ -13,7 +13,7 @@ import (
 
 // Summary columns are what lists give; full rows add the large ones.
 const (
-	execSummaryCols = `seq, id, account_id, client_id, digest, status, async, session_id, budget_ms, created_at, started_at, finished_at`
+	execSummaryCols = `seq, id, account_id, kind, client_id, digest, status, async, session_id, budget_ms, created_at, started_at, finished_at`
 	execFullCols    = execSummaryCols + `, document, input, result, errors`
 	finalStatuses   = `'success', 'failed', 'partial', 'cancelled'`
 )
@@ -26,7 +26,7 @@ type execRow struct {
 }
 
 func (r *execRow) targets(full bool) []any {
-	t := []any{&r.seq, &r.e.ID, &r.e.AccountID, &r.clientID, &r.e.Digest, &r.e.Status, &r.e.Async, &r.e.SessionID,
+	t := []any{&r.seq, &r.e.ID, &r.e.AccountID, &r.e.Kind, &r.clientID, &r.e.Digest, &r.e.Status, &r.e.Async, &r.e.SessionID,
 		&r.e.BudgetMs, &r.e.CreatedAt, &r.e.StartedAt, &r.e.FinishedAt}
 	if full {
 		t = append(t, &r.e.Document, &r.input, &r.result, &r.errors)
@@ -50,6 +50,9 @@ func (r *execRow) execution() store.Execution {
 // concurrent insert of the same key to commit or roll back), so the check and
 // the insert are one atomic step across processes.
 func (db *DB) CreateExecution(ctx context.Context, e store.Execution) (store.Execution, bool, error) {
+	if e.Kind == "" {
+		e.Kind = store.KindOfDocument(e.Document)
+	}
 	if err := store.CheckExecution(e); err != nil {
 		return store.Execution{}, false, err
 	}
@@ -68,12 +71,12 @@ func (db *DB) CreateExecution(ctx context.Context, e store.Execution) (store.Exe
 	err := db.Write(ctx, func(tx pgx.Tx) error {
 		found = false
 		var seq int64
-		err := tx.QueryRow(ctx, `INSERT INTO executions (id, account_id, client_id, digest, document, input, status, async,
+		err := tx.QueryRow(ctx, `INSERT INTO executions (id, account_id, kind, client_id, digest, document, input, status, async,
 			session_id, budget_ms, result, errors, created_at, started_at, finished_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 			ON CONFLICT (account_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
 			RETURNING seq`,
-			e.ID, e.AccountID, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
+			e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
 			e.SessionID, e.BudgetMs, jsonText(e.Result), jsonText(e.Errors), e.CreatedAt, e.StartedAt, e.FinishedAt).Scan(&seq)
 		switch {
 		case err == nil:
@@ -167,6 +170,10 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	if before > 0 {
 		args = append(args, before)
 		query += fmt.Sprintf(` AND seq < $%d`, len(args))
+	}
+	if q.Kind != "" {
+		args = append(args, q.Kind)
+		query += fmt.Sprintf(` AND kind = $%d`, len(args))
 	}
 	if len(q.Status) > 0 {
 		statuses := make([]string, len(q.Status))

@@ -11,7 +11,7 @@ import (
 
 // Summary columns are what lists give; full rows add the large ones.
 const (
-	execSummaryCols = `seq, id, account_id, client_id, digest, status, async, session_id, budget_ms, created_at, started_at, finished_at`
+	execSummaryCols = `seq, id, account_id, kind, client_id, digest, status, async, session_id, budget_ms, created_at, started_at, finished_at`
 	execFullCols    = execSummaryCols + `, document, input, result, errors`
 	finalStatuses   = `'success', 'failed', 'partial', 'cancelled'`
 )
@@ -26,7 +26,7 @@ type execRow struct {
 }
 
 func (r *execRow) targets(full bool) []any {
-	t := []any{&r.seq, &r.e.ID, &r.e.AccountID, &r.clientID, &r.e.Digest, &r.e.Status, &r.e.Async, &r.e.SessionID,
+	t := []any{&r.seq, &r.e.ID, &r.e.AccountID, &r.e.Kind, &r.clientID, &r.e.Digest, &r.e.Status, &r.e.Async, &r.e.SessionID,
 		&r.e.BudgetMs, &r.created, &r.started, &r.finished}
 	if full {
 		t = append(t, &r.e.Document, &r.input, &r.result, &r.errors)
@@ -45,6 +45,9 @@ func (r *execRow) execution() store.Execution {
 
 // CreateExecution implements store.Executions.
 func (db *DB) CreateExecution(ctx context.Context, e store.Execution) (store.Execution, bool, error) {
+	if e.Kind == "" {
+		e.Kind = store.KindOfDocument(e.Document)
+	}
 	if err := store.CheckExecution(e); err != nil {
 		return store.Execution{}, false, err
 	}
@@ -80,10 +83,10 @@ func (db *DB) CreateExecution(ctx context.Context, e store.Execution) (store.Exe
 				return err
 			}
 		}
-		_, err := tx.Exec(`INSERT INTO executions (id, account_id, client_id, digest, document, input, status, async,
+		_, err := tx.Exec(`INSERT INTO executions (id, account_id, kind, client_id, digest, document, input, status, async,
 			session_id, budget_ms, result, errors, created_at, started_at, finished_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.ID, e.AccountID, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
 			e.SessionID, e.BudgetMs, jsonText(e.Result), jsonText(e.Errors), micros(e.CreatedAt),
 			nullMicros(e.StartedAt), nullMicros(e.FinishedAt))
 		switch {
@@ -144,6 +147,10 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	}
 	args := []any{accountID, before, before}
 	query := `SELECT ` + execSummaryCols + ` FROM executions WHERE account_id = ? AND (? = 0 OR seq < ?)`
+	if q.Kind != "" {
+		query += ` AND kind = ?`
+		args = append(args, q.Kind)
+	}
 	if len(q.Status) > 0 {
 		query += ` AND status IN (?` + strings.Repeat(`, ?`, len(q.Status)-1) + `)`
 		for _, s := range q.Status {

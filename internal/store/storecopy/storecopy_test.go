@@ -53,7 +53,9 @@ func fill(t *testing.T, dir string, s *sqlite.DB) {
 		Nonce: []byte{1, 2, 3}, Ciphertext: []byte{0, 255, 7, 8}})
 	must(t, err)
 	for i := range 250 {
-		e := store.Execution{ID: fmt.Sprintf("exec-%03d", i), AccountID: []string{"alice", "bob"}[i%2], Digest: "sha256:d",
+		// Kinds the document does not say: a copy that derived them again
+		// would get them wrong.
+		e := store.Execution{ID: fmt.Sprintf("exec-%03d", i), AccountID: []string{"alice", "bob"}[i%2], Kind: store.Kinds[i%3], Digest: "sha256:d",
 			Document: []byte(`{"type":"beginExecution"}`), Input: json.RawMessage(`{"n":` + fmt.Sprint(i) + `}`), Status: store.StatusQueued,
 			Async: i%3 == 0, SessionID: "s", BudgetMs: 1000}
 		if i%5 == 0 {
@@ -152,6 +154,17 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 			t.Fatalf("%s:\n sqlite   %+v\n postgres %+v", id, a, b)
 		}
 	}
+	for _, kind := range store.Kinds {
+		for _, acct := range []string{"alice", "bob"} {
+			a, _, err := src.ListExecutions(ctx, acct, store.ExecutionQuery{Kind: kind, Page: store.Page{Limit: store.MaxPageSize}})
+			must(t, err)
+			b, _, err := dst.ListExecutions(ctx, acct, store.ExecutionQuery{Kind: kind, Page: store.Page{Limit: store.MaxPageSize}})
+			must(t, err)
+			if len(a) == 0 || !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s's executions of kind %s: sqlite %d, postgres %d", acct, kind, len(a), len(b))
+			}
+		}
+	}
 	k, acct, err := dst.FindAPIKey(ctx, []byte("hash-1"))
 	must(t, err)
 	if k.RevokedAt == nil || acct.ID != "alice" {
@@ -185,6 +198,10 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 		t.Fatalf("newest first after the copy: %s, %s", list[0].ID, list[1].ID)
 	}
 	must(t, dst.PutValue(ctx, store.Value{Area: a2e.StorageFile, AccountID: "alice", Key: "new", Value: json.RawMessage(`2`)}))
+	// A kind changed in the target is a difference (exec-003 is an A2E one).
+	if _, err := dst.Pool().Exec(ctx, `UPDATE executions SET kind = 'agent_workflow' WHERE id = 'exec-003'`); err != nil {
+		t.Fatal(err)
+	}
 
 	// Again: nothing more is copied; the rows written since are reported,
 	// never overwritten.
@@ -202,7 +219,7 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 	for _, tr := range append(rep.Tables, rep.Files) {
 		extra[tr.Table] = tr.Extra + tr.Differ
 	}
-	if extra["executions"] != 1 || extra["events"] != 1 || extra["files (file storage)"] != 1 || extra["accounts"] != 0 {
+	if extra["executions"] != 2 || extra["events"] != 1 || extra["files (file storage)"] != 1 || extra["accounts"] != 0 {
 		t.Fatalf("differences: %v", extra)
 	}
 	e, err := dst.GetExecution(ctx, "alice", "exec-000")

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 		{"ExecutionPaging", testExecutionPaging},
 		{"ExecutionUnfinished", testExecutionUnfinished},
 		{"ExecutionBounds", testExecutionBounds},
+		{"ExecutionKinds", testExecutionKinds}, {"ExecutionKindPaging", testExecutionKindPaging},
 		{"Checkpoints", testCheckpoints},
 		{"Events", testEvents},
 		{"Audit", testAudit},
