@@ -51,7 +51,7 @@ func (r *Runner) Cancel(ctx context.Context, accountID, runID string) (*Run, err
 	if err != nil {
 		return nil, err
 	}
-	if !IsRun(e.Document) {
+	if e.Kind != store.KindAgentWorkflow {
 		return nil, runNotFound(runID)
 	}
 	if e.Status.Final() {

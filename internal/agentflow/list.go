@@ -3,7 +3,6 @@ package agentflow
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -14,10 +13,6 @@ import (
 const (
 	DefaultListLimit = 20
 	MaxListLimit     = 100
-	// maxListScanPages bounds the store pages one List reads: runs share
-	// the executions table with A2E executions and capability runs, which
-	// it skips, so a page may come back short (even empty) with a cursor.
-	maxListScanPages = 20
 )
 
 // Summary is one run in a list.
@@ -40,8 +35,9 @@ type ListQuery struct {
 }
 
 // List pages through the account's runs, newest first. It returns at most
-// Limit runs and the cursor of the next page ("" at the end); a page may
-// hold fewer runs than Limit while the cursor is not "".
+// Limit runs and the cursor of the next page ("" at the end). The store
+// selects the records of kind agent_workflow, so every page but the last is
+// full, whatever else the account runs.
 func (r *Runner) List(ctx context.Context, accountID string, q ListQuery) ([]Summary, string, error) {
 	limit := q.Limit
 	switch {
@@ -50,38 +46,26 @@ func (r *Runner) List(ctx context.Context, accountID string, q ListQuery) ([]Sum
 	case limit < 0 || limit > MaxListLimit:
 		return nil, "", fault.New(fault.Invalid, "limit must be between 1 and %d, not %d", MaxListLimit, limit).WithDetail("field", "limit")
 	}
-	out := []Summary{}
-	cursor := q.Cursor
-	for pages := 0; len(out) < limit && pages < maxListScanPages; pages++ {
-		// A page no larger than what is missing: every row read is taken or
-		// skipped, so the store's cursor is where the next page starts.
-		execs, next, err := r.Store.ListExecutions(ctx, accountID, store.ExecutionQuery{Status: q.Status,
-			Page: store.Page{Cursor: cursor, Limit: limit - len(out)}})
+	execs, next, err := r.Store.ListExecutions(ctx, accountID, store.ExecutionQuery{Kind: store.KindAgentWorkflow,
+		Status: q.Status, Page: store.Page{Cursor: q.Cursor, Limit: limit}})
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]Summary, 0, len(execs))
+	for _, e := range execs {
+		s, ok, err := r.summary(ctx, e)
 		if err != nil {
 			return nil, "", err
 		}
-		for _, e := range execs {
-			if !strings.HasPrefix(e.Digest, digestPrefix) {
-				continue
-			}
-			s, ok, err := r.summary(ctx, e)
-			if err != nil {
-				return nil, "", err
-			}
-			if ok {
-				out = append(out, s)
-			}
-		}
-		cursor = next
-		if next == "" {
-			break
+		if ok {
+			out = append(out, s)
 		}
 	}
-	return out, cursor, nil
+	return out, next, nil
 }
 
 // summary reads a listed run's workflow names (lists leave the document
-// out). ok is false when e is not a run after all.
+// out). ok is false when the run is gone.
 func (r *Runner) summary(ctx context.Context, e store.Execution) (Summary, bool, error) {
 	full, err := r.Store.GetExecution(ctx, e.AccountID, e.ID)
 	if err != nil {
@@ -89,9 +73,6 @@ func (r *Runner) summary(ctx context.Context, e store.Execution) (Summary, bool,
 			return Summary{}, false, nil
 		}
 		return Summary{}, false, err
-	}
-	if !IsRun(full.Document) {
-		return Summary{}, false, nil
 	}
 	var d struct {
 		Workflow struct {

@@ -2,6 +2,7 @@ package agentflow_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -15,10 +16,18 @@ func TestList(t *testing.T) {
 	r := w.runner(newFake(), nil)
 	var runs []string // oldest first
 	for i := 0; i < 3; i++ {
-		// A2E executions between the runs: the list skips them.
-		if _, _, err := w.db.CreateExecution(ctx, store.Execution{ID: "plain-" + string(rune('a'+i)), AccountID: "alice",
-			Digest: "d", Document: []byte(`{"type":"operationUpdate"}`), Status: store.StatusQueued}); err != nil {
-			t.Fatal(err)
+		// Records of other kinds between the runs, more than a page of them:
+		// A2E executions (one whose document looks like a run's descriptor),
+		// capability runs. The list never sees them.
+		for j := 0; j < 6; j++ {
+			e := store.Execution{ID: fmt.Sprintf("other-%d-%d", i, j), AccountID: "alice", Kind: store.Kinds[j%2],
+				Digest: "d", Document: []byte(`{"type":"operationUpdate"}`), Status: store.StatusQueued}
+			if j == 0 {
+				e.Document = []byte(store.AgentWorkflowPrefix + `"not a run"}`)
+			}
+			if _, _, err := w.db.CreateExecution(ctx, e); err != nil {
+				t.Fatal(err)
+			}
 		}
 		id, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "a"}`))
 		if err != nil {
@@ -40,8 +49,9 @@ func TestList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(page) > 2 {
-			t.Fatalf("page of %d", len(page))
+		// Pages are full until the last: 2, then 1.
+		if want := []int{2, 1}[min(pages, 1)]; len(page) != want {
+			t.Fatalf("page %d holds %d runs, want %d", pages, len(page), want)
 		}
 		for _, s := range page {
 			if s.WorkflowID != "wf-1" || s.Name != "three" || s.Version != "1.0.0" || s.CreatedAt.IsZero() {
@@ -53,6 +63,9 @@ func TestList(t *testing.T) {
 			break
 		}
 		cursor = next
+	}
+	if pages != 2 {
+		t.Fatalf("%d pages for 3 runs in pages of 2", pages)
 	}
 	if want := runs[2] + " " + runs[1] + " " + runs[0]; strings.Join(got, " ") != want {
 		t.Fatalf("listed %v, want newest first %s", got, want)
@@ -70,6 +83,14 @@ func TestList(t *testing.T) {
 		if page[0].RunID == id {
 			t.Fatal("bob sees alice's run")
 		}
+	}
+
+	// A record of another kind is no run, whatever its document says.
+	if _, err := r.Get(ctx, "alice", "other-0-0"); fault.KindOf(err) != fault.NotFound {
+		t.Fatalf("get of an A2E execution: %v", err)
+	}
+	if _, err := r.Cancel(ctx, "alice", "other-0-1"); fault.KindOf(err) != fault.NotFound {
+		t.Fatalf("cancel of a capability run: %v", err)
 	}
 
 	for name, q := range map[string]agentflow.ListQuery{

@@ -32,17 +32,8 @@ import (
 // Topic is the queue topic of workflow steps.
 const Topic = "agent-workflows"
 
-// DocumentPrefix starts the Document of an execution that is an agent
-// workflow run.
-const DocumentPrefix = `{"agent_workflow":`
-
-// IsRun reports whether an execution's document is an agent workflow run's
-// descriptor. The A2E execution manager must leave such records alone (as
-// it leaves store.IsCapabilityRun ones).
-func IsRun(doc []byte) bool { return bytes.HasPrefix(doc, []byte(DocumentPrefix)) }
-
-// digestPrefix starts the Digest of a run's execution record, which lists
-// of executions carry (they leave the document out).
+// digestPrefix starts the Digest of a run's execution record (the record's
+// Kind, store.KindAgentWorkflow, is what selects runs).
 const digestPrefix = "agentflow:"
 
 // DefaultLease is how long a worker holds a step before it must extend the
@@ -157,7 +148,7 @@ func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Work
 		return "", err
 	}
 	sum := sha256.Sum256(doc)
-	e := store.Execution{ID: newRunID(), AccountID: accountID, Digest: digestPrefix + hex.EncodeToString(sum[:]),
+	e := store.Execution{ID: newRunID(), AccountID: accountID, Kind: store.KindAgentWorkflow, Digest: digestPrefix + hex.EncodeToString(sum[:]),
 		Document: doc, Input: in.Bytes(), Status: store.StatusQueued, Async: true}
 	if _, _, err := r.Store.CreateExecution(ctx, e); err != nil {
 		return "", err
@@ -211,7 +202,7 @@ func encodeDescriptor(wf *agenthttp.Workflow) ([]byte, error) {
 // decodeDescriptor reads the workflow back from a run's document.
 func decodeDescriptor(doc []byte) (*agenthttp.Workflow, error) {
 	var d descriptor
-	if !IsRun(doc) || json.Unmarshal(doc, &d) != nil {
+	if !bytes.HasPrefix(doc, []byte(store.AgentWorkflowPrefix)) || json.Unmarshal(doc, &d) != nil {
 		return nil, fault.New(fault.Internal, "the run's document is not an agent workflow descriptor")
 	}
 	wf, err := agenthttp.DecodeWorkflow(d.Workflow, agenthttp.Limits{})

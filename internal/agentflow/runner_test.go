@@ -53,10 +53,11 @@ func TestRunSucceeds(t *testing.T) {
 	if v.StartedAt == nil || v.FinishedAt == nil {
 		t.Fatalf("times %+v", v)
 	}
-	// The run is an execution of the account with the descriptor document.
+	// The run is an execution of the account, of its own kind, with the
+	// descriptor document.
 	e, err := w.db.GetExecution(ctx, "alice", runID)
-	if err != nil || !agentflow.IsRun(e.Document) || store.IsCapabilityRun(e.Document) {
-		t.Fatalf("%v %s", err, e.Document)
+	if err != nil || e.Kind != store.KindAgentWorkflow || store.KindOfDocument(e.Document) != store.KindAgentWorkflow {
+		t.Fatalf("%v %s %s", err, e.Kind, e.Document)
 	}
 }
 

@@ -53,7 +53,7 @@ func (r *Runner) Get(ctx context.Context, accountID, runID string) (*Run, error)
 	if err != nil {
 		return nil, err
 	}
-	if !IsRun(e.Document) {
+	if e.Kind != store.KindAgentWorkflow {
 		return nil, runNotFound(runID)
 	}
 	wf, err := decodeDescriptor(e.Document)
@@ -118,7 +118,7 @@ func (r *Runner) Recover(ctx context.Context) (int, error) {
 			return n, err
 		}
 		for _, e := range execs {
-			if !IsRun(e.Document) || e.Status.Final() {
+			if e.Kind != store.KindAgentWorkflow || e.Status.Final() {
 				continue
 			}
 			n++

@@ -2,9 +2,10 @@
 // resolved from the registry (NS/ID and a version constraint), checked against
 // the account's grants and the server's audit policy, compiled for the
 // account (its operation environment, the vault credentials it names) and run
-// on the durable engine. Its record is an execution of the store whose
-// document is a run descriptor (store.CapabilityRunPrefix), so runs share
-// executions' ids, listing, checkpoints and audit; a run that waits for the
+// on the durable engine. Its record is an execution of the store of kind
+// store.KindCapability whose document is a run descriptor
+// (store.CapabilityRunPrefix), so runs share executions' ids, checkpoints and
+// audit (the A2E list shows only A2E executions); a run that waits for the
 // agent's answer (a prompt, a decision) is stored waiting with its checkpoint
 // and goes on when Decide gives the answer, in this process or after a
 // restart.
@@ -147,7 +148,7 @@ func (s *Service) Run(ctx context.Context, p *account.Principal, req Request) (*
 	if budget <= 0 || budget > time.Duration(p.Limits.MaxExecutionTimeMs)*time.Millisecond && p.Limits.MaxExecutionTimeMs > 0 {
 		budget = time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
 	}
-	rec := store.Execution{ID: newRunID(), AccountID: p.ID, Digest: "a2s:" + pub.Checksum, Document: doc, Input: in,
+	rec := store.Execution{ID: newRunID(), AccountID: p.ID, Kind: store.KindCapability, Digest: "a2s:" + pub.Checksum, Document: doc, Input: in,
 		Status: store.StatusRunning, SessionID: req.SessionID, BudgetMs: budget.Milliseconds()}
 	// The record comes first: checkpoints need it, and a run a crash stops is
 	// found and resumed by Start.
@@ -276,6 +277,9 @@ func (s *Service) load(ctx context.Context, p *account.Principal, runID string) 
 	rec, err := s.cfg.Store.GetExecution(ctx, p.ID, runID)
 	if err != nil {
 		return rec, nil, err
+	}
+	if rec.Kind != store.KindCapability {
+		return rec, nil, fault.New(fault.NotFound, "run %q not found", runID)
 	}
 	d, err := parseDescriptor(rec.Document)
 	if err != nil {
@@ -417,7 +421,7 @@ func (s *Service) Start(ctx context.Context, principal func(ctx context.Context,
 			return err
 		}
 		for _, e := range execs {
-			if e.Status != store.StatusRunning || !store.IsCapabilityRun(e.Document) {
+			if e.Status != store.StatusRunning || e.Kind != store.KindCapability {
 				continue
 			}
 			go s.resumeStopped(context.WithoutCancel(ctx), e, principal)

@@ -236,3 +236,38 @@ func TestSessionTools(t *testing.T) {
 		t.Fatalf("unknown capability: %v", err)
 	}
 }
+
+// A record is a run by its kind, not by its document: an A2E execution whose
+// document reads like a run descriptor is no run to get, answer or cancel.
+func TestOnlyCapabilityRecordsAreRuns(t *testing.T) {
+	w := open(t, t.TempDir())
+	defer w.st.Close()
+	if _, err := w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	doc := store.CapabilityRunPrefix + `{"namespace":"finance","id":"Approve","version":"1.0.0"}}`
+	if _, _, err := w.st.CreateExecution(ctx, store.Execution{ID: "a2e-lookalike", AccountID: "alice", Kind: store.KindA2E,
+		Digest: "d", Document: []byte(doc), Status: store.StatusWaiting}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.svc.Get(ctx, alice(), "a2e-lookalike"); fault.KindOf(err) != fault.NotFound {
+		t.Fatalf("get: %v", err)
+	}
+	if _, err := w.svc.Decide(ctx, alice(), "a2e-lookalike", json.RawMessage(`{"verdict":"yes"}`)); fault.KindOf(err) != fault.NotFound {
+		t.Fatalf("decide: %v", err)
+	}
+	if _, err := w.svc.Cancel(ctx, alice(), "a2e-lookalike"); fault.KindOf(err) != fault.NotFound {
+		t.Fatalf("cancel: %v", err)
+	}
+	if e, _ := w.st.GetExecution(ctx, "alice", "a2e-lookalike"); e.Status != store.StatusWaiting {
+		t.Fatalf("the A2E record was changed: %+v", e)
+	}
+	// A real run is of its kind.
+	r, err := w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Approve", Inputs: map[string]any{"amount": 1.0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := w.st.GetExecution(ctx, "alice", r.RunID); err != nil || e.Kind != store.KindCapability {
+		t.Fatalf("run record: %+v %v", e, err)
+	}
+}

@@ -29,8 +29,12 @@ func (m *Manager) Get(ctx context.Context, p *account.Principal, id string) (Vie
 	return viewOf(e), nil
 }
 
-// List pages through p's executions, newest first.
+// List pages through p's A2E executions, newest first. Capability runs and
+// agent workflow runs share the store's table but have lists of their own,
+// so q.Kind is always A2E: pages are full, and a run never shows up as an
+// execution this manager would not run or cancel.
 func (m *Manager) List(ctx context.Context, p *account.Principal, q store.ExecutionQuery) ([]Summary, string, error) {
+	q.Kind = store.KindA2E
 	execs, next, err := m.cfg.Store.ListExecutions(ctx, p.ID, q)
 	if err != nil {
 		return nil, "", err
@@ -49,6 +53,11 @@ func (m *Manager) Cancel(ctx context.Context, p *account.Principal, id string) (
 	e, err := m.cfg.Store.GetExecution(ctx, p.ID, id)
 	if err != nil {
 		return View{}, err
+	}
+	if e.Kind != store.KindA2E {
+		// Its own runner stops it and writes its final state; this manager
+		// does not run it, so it cannot.
+		return View{}, notA2E(e)
 	}
 	if e.Status.Final() {
 		return View{}, fault.New(fault.Conflict, "execution %s is already %s", id, e.Status).

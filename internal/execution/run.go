@@ -74,7 +74,7 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 		return nil, &InvalidError{Report: report}
 	}
 	rec := store.Execution{
-		ID: workflow.NewExecutionID(), AccountID: p.ID, Digest: digest(req.Document),
+		ID: workflow.NewExecutionID(), AccountID: p.ID, Kind: store.KindA2E, Digest: digest(req.Document),
 		Document: req.Document, SessionID: req.SessionID, Async: req.Async,
 	}
 	if !c.Workflow().Legacy {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sluicehq/sluice/internal/agentflow"
 	"os"
 	"time"
 
@@ -77,7 +76,7 @@ func (m *Manager) recover(ctx context.Context) error {
 			return err
 		}
 		for _, e := range execs {
-			if e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) || agentflow.IsRun(e.Document) {
+			if e.Status == store.StatusWaiting || e.Kind != store.KindA2E {
 				continue // waits for an answer, not for a worker; or a capability run or agent workflow run (their own runners)
 			}
 			if err := m.enqueue(ctx, e); err != nil {
@@ -125,7 +124,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(ctx, it, time.Second)
 		return
 	}
-	if e.Status.Final() || e.Status == store.StatusWaiting || store.IsCapabilityRun(e.Document) || agentflow.IsRun(e.Document) {
+	if e.Status.Final() || e.Status == store.StatusWaiting || e.Kind != store.KindA2E {
 		_ = m.cfg.Queue.Ack(ctx, it)
 		return
 	}
