@@ -54,6 +54,11 @@ func TestInvokeAgentRetriedOnlyByTheInvoker(t *testing.T) {
 		attempts []seen
 	)
 	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			// The server's health checks (GET /health) are not attempts.
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
 		var body struct {
 			TaskID string `json:"task_id"`
 		}

@@ -218,11 +218,18 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 	if o.Memory {
 		storage = jetstream.MemoryStorage
 	}
-	st, err := js.CreateOrUpdateStream(c, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name: o.StreamName, Subjects: q.n.streamSubjects(), Retention: jetstream.WorkQueuePolicy,
 		Storage: storage, Replicas: o.Replicas, AllowMsgSchedules: true, MaxMsgSize: -1,
 		Description: "sluice work queue (internal/queue/natsq)",
-	})
+	}
+	st, err := js.CreateOrUpdateStream(c, cfg)
+	// A server that failed inside (HTTP-like code 500, e.g. its store could
+	// not be made under load) may well succeed a moment later: twice more.
+	for try := 1; try <= 2 && serverFault(err) && c.Err() == nil; try++ {
+		time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+		st, err = js.CreateOrUpdateStream(c, cfg)
+	}
 	if err != nil {
 		return fail(fault.New(fault.Unavailable, "natsq: cannot create or update stream %s on %s (subjects %v, work-queue retention, %d replicas): %v",
 			o.StreamName, q.serverName(), q.n.streamSubjects(), o.Replicas, err).WithCause(err))
@@ -336,6 +343,13 @@ func (q *Queue) consumer(ctx context.Context, topic string) (jetstream.Consumer,
 	q.consumers[topic] = c
 	q.mu.Unlock()
 	return c, nil
+}
+
+// serverFault reports whether err is a JetStream API error the server gave
+// for a failure of its own (code 500).
+func serverFault(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.Code >= 500
 }
 
 // consumerGone reports whether err says the topic's consumer no longer
