@@ -23,6 +23,17 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 		return nil, err
 	}
 	items, err := q.lease(ctx, topic, owner, n, d)
+	// An item this process just enqueued can be missing from a fetch until
+	// the consumer has caught up with the stream: so that an Enqueue then a
+	// Lease through one Queue sees the item, look again for a little while.
+	for err == nil && len(items) == 0 && q.unseenEnqueue(topic) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(catchUpPoll):
+		}
+		items, err = q.lease(ctx, topic, owner, n, d)
+	}
 	if errors.Is(err, errConsumerGone) {
 		// Made again: the new consumer delivers what the old one held.
 		items, err = q.lease(ctx, topic, owner, n, d)
@@ -73,6 +84,7 @@ func (q *Queue) lease(ctx context.Context, topic, owner string, n int, d time.Du
 			it.EnqueuedAt = meta.Timestamp.UTC()
 		}
 		q.leases.add(it.Token, meta.Sequence.Stream, until)
+		q.seen(topic, meta.Sequence.Stream)
 		items = append(items, it)
 	}
 	if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && len(items) == 0 {

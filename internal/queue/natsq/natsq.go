@@ -275,13 +275,17 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	}
 	c, cancel := q.bound(ctx)
 	defer cancel()
-	if _, err := q.js.PublishMsg(c, msg, opts...); err != nil {
+	ack, err := q.js.PublishMsg(c, msg, opts...)
+	if err != nil {
 		var apiErr *jetstream.APIError
 		if errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant) {
 			return false, nil
 		}
 		return false, q.unavailable("enqueue item "+strconv.Quote(m.ID), err)
+	}
+	if !m.NotBefore.After(now) {
+		q.enqueued(m.Topic, ack.Sequence)
 	}
 	q.announce(m.Topic, due)
 	return true, nil

@@ -31,6 +31,12 @@ type topicWait struct {
 	// published can be missing from a fetch and from the pending count
 	// until the consumer has caught up with the stream.
 	heardAt time.Time
+	// enqueuedAt and enqueuedSeq are when this process last enqueued to the
+	// topic and the stream sequence it got; seenSeq is the highest sequence
+	// a Lease here fetched. While an enqueue is recent and not yet seen, an
+	// empty Lease looks again (see Lease).
+	enqueuedAt           time.Time
+	enqueuedSeq, seenSeq uint64
 }
 
 // Catching up after a wake-up: how long, and how often Wait looks again.
@@ -138,6 +144,32 @@ func (q *Queue) register(topic string) (<-chan struct{}, time.Time, bool, time.T
 	woke := tw.gen != tw.leased
 	tw.leased = tw.gen
 	return tw.sig, next, woke, tw.heardAt, nil
+}
+
+// enqueued notes that this process enqueued seq to topic now.
+func (q *Queue) enqueued(topic string, seq uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	tw := q.topicWaitLocked(topic)
+	tw.enqueuedAt = time.Now()
+	tw.enqueuedSeq = max(tw.enqueuedSeq, seq)
+}
+
+// seen notes the stream sequence of a message a Lease here fetched.
+func (q *Queue) seen(topic string, seq uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	tw := q.topicWaitLocked(topic)
+	tw.seenSeq = max(tw.seenSeq, seq)
+}
+
+// unseenEnqueue reports whether this process enqueued to topic within the
+// catch-up window something no Lease here has fetched yet.
+func (q *Queue) unseenEnqueue(topic string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	tw := q.topics[topic]
+	return tw != nil && tw.enqueuedSeq > tw.seenSeq && time.Since(tw.enqueuedAt) < catchUpWindow
 }
 
 // leasing notes that a Lease of topic begins (see topicWait.gen).
