@@ -131,31 +131,37 @@ func TestGolden(t *testing.T) {
 					}
 					got = map[string]any{"error": ae, "text": ae.Error()}
 				}
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(got); err != nil {
-					t.Fatal(err)
-				}
-				golden := name + ".golden.json"
-				if *update {
-					if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if !bytes.Equal(buf.Bytes(), want) {
-					t.Fatalf("%s differs (run with -update and review the diff)\ngot:\n%s\nwant:\n%s", golden, buf.Bytes(), want)
-				}
+				checkGolden(t, name+".golden.json", got)
 			})
 		}
 		if n == 0 {
 			t.Errorf("no inputs in testdata/%s", dir)
 		}
+	}
+}
+
+// checkGolden compares got, as indented JSON, with the golden file (or
+// writes it with -update).
+func checkGolden(t *testing.T, golden string, got any) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(got); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("%s differs (run with -update and review the diff)\ngot:\n%s\nwant:\n%s", golden, buf.Bytes(), want)
 	}
 }

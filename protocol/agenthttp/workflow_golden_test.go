@@ -55,27 +55,7 @@ func TestWorkflowGolden(t *testing.T) {
 				}
 				got = map[string]any{"workflow": json.RawMessage(enc), "order": w.Order(), "final": w.Final()}
 			}
-			var buf bytes.Buffer
-			e := json.NewEncoder(&buf)
-			e.SetEscapeHTML(false)
-			e.SetIndent("", "  ")
-			if err := e.Encode(got); err != nil {
-				t.Fatal(err)
-			}
-			golden := name + ".golden.json"
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Fatalf("%s differs (run with -update and review the diff)\ngot:\n%s\nwant:\n%s", golden, buf.Bytes(), want)
-			}
+			checkGolden(t, name+".golden.json", got)
 		})
 	}
 	if n == 0 {
