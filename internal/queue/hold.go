@@ -72,3 +72,19 @@ func (h *Holder) Stop() {
 	close(h.done)
 	h.wg.Wait()
 }
+
+// Sleep is the waiting part of every Wait: it returns when wake or done is
+// closed or d has passed (nil), or with ctx's error when ctx ends first.
+// The caller then says whether the queue was closed meanwhile.
+func Sleep(ctx context.Context, d time.Duration, wake, done <-chan struct{}) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-wake:
+	case <-t.C:
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}

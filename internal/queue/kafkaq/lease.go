@@ -246,14 +246,8 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 			wait = min(wait, due)
 		}
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-sig:
-	case <-t.C:
-	case <-q.done:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := queue.Sleep(ctx, wait, sig, q.done); err != nil {
+		return err
 	}
 	return q.check()
 }

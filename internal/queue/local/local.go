@@ -223,18 +223,10 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 		}
 		wait = min(wait, due)
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-sig:
-		return nil
-	case <-t.C:
-		return nil
-	case <-q.done:
-		return closedErr()
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := queue.Sleep(ctx, wait, sig, q.done); err != nil {
+		return err
 	}
+	return q.check()
 }
 
 // wake tells the topic's waiters that an item may be visible.

@@ -89,14 +89,8 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 	if time.Since(heardAt) < catchUpWindow {
 		wait = min(wait, catchUpPoll)
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-sig:
-	case <-t.C:
-	case <-q.done:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := queue.Sleep(ctx, wait, sig, q.done); err != nil {
+		return err
 	}
 	return q.check()
 }

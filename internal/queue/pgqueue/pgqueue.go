@@ -361,14 +361,8 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 		}
 		wait = min(wait, due)
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-sig:
-	case <-t.C:
-	case <-q.done:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := queue.Sleep(ctx, wait, sig, q.done); err != nil {
+		return err
 	}
 	// Close wakes every waiter too: a closed queue says so.
 	return q.check()
