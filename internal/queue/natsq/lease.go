@@ -95,7 +95,7 @@ func (q *Queue) lease(ctx context.Context, topic, owner string, n int, d time.Du
 	}
 	if len(items) > 0 {
 		q.remember(topic, until)
-		q.announce(topic, until)
+		q.announce(topic, until, 0)
 	}
 	return items, nil
 }
@@ -153,7 +153,7 @@ func (q *Queue) Nack(ctx context.Context, it queue.Item, delay time.Duration) er
 		return err
 	}
 	q.leases.settle(it.Token, spent)
-	q.announce(it.Topic, time.Now().Add(delay))
+	q.announce(it.Topic, time.Now().Add(delay), 0)
 	return nil
 }
 
@@ -175,7 +175,7 @@ func (q *Queue) Extend(ctx context.Context, it queue.Item, d time.Duration) (que
 	q.leases.extend(it.Token, tok.seq, until)
 	it.LeaseUntil = until
 	q.remember(it.Topic, until)
-	q.announce(it.Topic, until)
+	q.announce(it.Topic, until, 0)
 	return it, nil
 }
 

@@ -287,7 +287,7 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	if !m.NotBefore.After(now) {
 		q.enqueued(m.Topic, ack.Sequence)
 	}
-	q.announce(m.Topic, due)
+	q.announce(m.Topic, due, ack.Sequence)
 	return true, nil
 }
 

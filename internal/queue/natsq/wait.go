@@ -1,6 +1,7 @@
 package natsq
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"time"
@@ -26,11 +27,12 @@ type topicWait struct {
 	// (JetStream updates it after the publish is acknowledged), and the
 	// wake-up itself is spent.
 	gen, leased uint64
-	// heardAt is when the last wake-up came: for a short while after one,
-	// Wait looks again every few milliseconds, since a message just
-	// published can be missing from a fetch and from the pending count
-	// until the consumer has caught up with the stream.
-	heardAt time.Time
+	// visibleSeq is the highest stream sequence announced visible (by an
+	// Enqueue here or elsewhere), at visibleAt: until the consumer has
+	// delivered it, a message just published may be missing from a fetch
+	// and from the pending count, so Wait looks again shortly.
+	visibleSeq uint64
+	visibleAt  time.Time
 	// enqueuedAt and enqueuedSeq are when this process last enqueued to the
 	// topic and the stream sequence it got; seenSeq is the highest sequence
 	// a Lease here fetched. While an enqueue is recent and not yet seen, an
@@ -39,7 +41,8 @@ type topicWait struct {
 	enqueuedSeq, seenSeq uint64
 }
 
-// Catching up after a wake-up: how long, and how often Wait looks again.
+// Catching up with an announced message: how long, and how often a Lease or
+// Wait looks again.
 const (
 	catchUpWindow = 100 * time.Millisecond
 	catchUpPoll   = 2 * time.Millisecond
@@ -56,7 +59,7 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 	if err := queue.CheckLease(topic, "waiter", 1, time.Second); err != nil {
 		return err
 	}
-	sig, next, woke, heardAt, err := q.register(topic)
+	sig, next, woke, announced, err := q.register(topic)
 	if err != nil {
 		return err
 	}
@@ -86,8 +89,8 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 	if !next.IsZero() {
 		wait = min(wait, time.Until(next))
 	}
-	if time.Since(heardAt) < catchUpWindow {
-		wait = min(wait, catchUpPoll)
+	if info.Delivered.Stream < announced {
+		wait = min(wait, catchUpPoll) // announced, not yet delivered to anyone
 	}
 	if err := queue.Sleep(ctx, wait, sig, q.done); err != nil {
 		return err
@@ -98,17 +101,17 @@ func (q *Queue) Wait(ctx context.Context, topic string) error {
 // register makes sure the topic's wake-ups are subscribed to and returns its
 // signal and its earliest due time, after dropping the due times that passed
 // (a passed one is returned once: the item may be visible).
-func (q *Queue) register(topic string) (<-chan struct{}, time.Time, bool, time.Time, error) {
+func (q *Queue) register(topic string) (<-chan struct{}, time.Time, bool, uint64, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
-		return nil, time.Time{}, false, time.Time{}, closedErr()
+		return nil, time.Time{}, false, 0, closedErr()
 	}
 	tw := q.topicWaitLocked(topic)
 	if tw.sub == nil {
 		sub, err := q.nc.Subscribe(q.n.wake(topic), func(m *nats.Msg) { q.heard(topic, m.Data) })
 		if err != nil {
-			return nil, time.Time{}, false, time.Time{}, q.unavailable("subscribe to the wake-ups of topic "+strconv.Quote(topic), err)
+			return nil, time.Time{}, false, 0, q.unavailable("subscribe to the wake-ups of topic "+strconv.Quote(topic), err)
 		}
 		tw.sub = sub
 	}
@@ -137,7 +140,11 @@ func (q *Queue) register(topic string) (<-chan struct{}, time.Time, bool, time.T
 	}
 	woke := tw.gen != tw.leased
 	tw.leased = tw.gen
-	return tw.sig, next, woke, tw.heardAt, nil
+	var announced uint64
+	if time.Since(tw.visibleAt) < catchUpWindow {
+		announced = tw.visibleSeq
+	}
+	return tw.sig, next, woke, announced, nil
 }
 
 // enqueued notes that this process enqueued seq to topic now.
@@ -211,14 +218,16 @@ func (q *Queue) rememberLocked(topic string, due time.Time) {
 
 // announce tells the waiters of every process that something of topic comes
 // due at due: a plain NATS message, lost when nobody listens, which costs
-// nothing then.
-func (q *Queue) announce(topic string, due time.Time) {
-	if !due.After(time.Now()) {
-		q.heard(topic, nil)
-		q.nc.Publish(q.n.wake(topic), nil)
-		return
+// nothing then. An item visible now carries its stream sequence seq (0:
+// none known) as "s<seq>"; a later one its due time in Unix nanoseconds.
+func (q *Queue) announce(topic string, due time.Time, seq uint64) {
+	var data []byte
+	switch {
+	case due.After(time.Now()):
+		data = strconv.AppendInt(nil, due.UnixNano(), 10)
+	case seq > 0:
+		data = strconv.AppendUint([]byte("s"), seq, 10)
 	}
-	data := strconv.AppendInt(nil, due.UnixNano(), 10)
 	q.heard(topic, data)
 	q.nc.Publish(q.n.wake(topic), data)
 }
@@ -228,21 +237,17 @@ func (q *Queue) announce(topic string, due time.Time) {
 func (q *Queue) heard(topic string, data []byte) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := time.Now()
-	visible := true
-	if len(data) > 0 {
-		if ns, err := strconv.ParseInt(string(data), 10, 64); err == nil {
-			if due := time.Unix(0, ns); due.After(now) {
-				q.rememberLocked(topic, due)
-				visible = false
-			}
+	tw := q.topicWaitLocked(topic)
+	if seq, ok := bytes.CutPrefix(data, []byte("s")); ok {
+		if n, err := strconv.ParseUint(string(seq), 10, 64); err == nil && n > 0 {
+			tw.visibleSeq, tw.visibleAt = max(tw.visibleSeq, n), time.Now()
+		}
+	} else if ns, err := strconv.ParseInt(string(data), 10, 64); err == nil {
+		if due := time.Unix(0, ns); due.After(time.Now()) {
+			q.rememberLocked(topic, due)
 		}
 	}
-	tw := q.topicWaitLocked(topic)
 	tw.gen++
-	if visible {
-		tw.heardAt = now
-	}
 	if tw.sig != nil {
 		close(tw.sig)
 		tw.sig = nil
