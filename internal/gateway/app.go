@@ -40,12 +40,10 @@ import (
 	"github.com/sluicehq/sluice/internal/ratelimit"
 	"github.com/sluicehq/sluice/internal/storage"
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/store/keyguard"
 	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/validate"
-	"github.com/sluicehq/sluice/internal/vault"
 	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -120,25 +118,17 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		a.lite = local.New(lite, clk)
 		a.db, a.queue = lite, a.lite
 	}
-	pepper, err := policy.LoadPepper(cfg.DataDir, nil)
-	if err != nil {
-		return nil, err
-	}
-	ring, err := vault.LoadKeyring(vault.KeyringSource{DataDir: cfg.DataDir})
+	pepper, sealed, err := openKeys(ctx, cfg, a.db, a.lite == nil, clk, log)
 	if err != nil {
 		return nil, err
 	}
 	rateOpts := ratelimit.Options{Clock: clk, Defaults: cfg.RateLimits.Limits(),
 		Persister: ratePersister{st: a.db, clock: clk}, FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}
 	if a.lite == nil {
-		// Gateways sharing PostgreSQL agree on the keys kept outside it and
-		// count every limit in it (docs/scale-out.md).
-		if err := keyguard.Check(ctx, a.db, ring, pepper, clk, log); err != nil {
-			return nil, err
-		}
+		// Gateways sharing PostgreSQL count every limit in it
+		// (docs/scale-out.md).
 		rateOpts.Persister, rateOpts.Shared = nil, store.SharedRateLimits{Limits: a.db}
 	}
-	sealed := vault.NewSealed(vaultRecords{a.db}, ring, vault.Options{Clock: clk, Logger: log})
 	if a.limiter, err = ratelimit.Open(ctx, rateOpts); err != nil {
 		return nil, err
 	}
@@ -168,10 +158,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		stored := &storage.Stored{Values: a.db, SessionTTL: session.SessionTTL, Clock: clk, Logger: log}
 		sessionStore, fileStore = stored, stored
 	}
-	agentRegistry := agent.NewRegistry(agent.RegistryOptions{Store: a.db, Vault: sealed, Egress: pol, Clock: clk,
-		Logger: log.With("component", "agents")})
-	agents := &Agents{Registry: agentRegistry,
-		Invoker: agent.NewInvoker(agent.InvokerOptions{Registry: agentRegistry, Clock: clk, Logger: log.With("component", "agents")})}
+	agents := newAgents(a.db, sealed, pol, clk, log)
+	agentRegistry := agents.Registry
 	// Agents are called through a queue (the store's, or agents.queue):
 	// this process enqueues, a worker here or in `sluice worker` calls.
 	owner := execution.DefaultOwner()

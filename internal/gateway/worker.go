@@ -14,13 +14,10 @@ import (
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/queue/byurl"
 	"github.com/sluicehq/sluice/internal/queue/pgqueue"
-	"github.com/sluicehq/sluice/internal/store/keyguard"
 	"github.com/sluicehq/sluice/internal/store/postgres"
-	"github.com/sluicehq/sluice/internal/vault"
 )
 
 // Worker is `sluice worker`: agent task workers and agent workflow step
@@ -60,20 +57,12 @@ func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (w *Worker, 
 	if w.db, err = postgres.Open(ctx, postgres.Options{DSN: cfg.Store.DSN, Logger: log, Clock: clk}); err != nil {
 		return nil, err
 	}
-	pepper, err := policy.LoadPepper(cfg.DataDir, nil)
-	if err != nil {
-		return nil, err
-	}
-	ring, err := vault.LoadKeyring(vault.KeyringSource{DataDir: cfg.DataDir})
-	if err != nil {
-		return nil, err
-	}
 	// The agents' credentials are sealed with the gateways' master key: a
 	// worker with other keys could not open them, so it is refused now.
-	if err := keyguard.Check(ctx, w.db, ring, pepper, clk, log); err != nil {
+	_, sealed, err := openKeys(ctx, cfg, w.db, true, clk, log)
+	if err != nil {
 		return nil, err
 	}
-	sealed := vault.NewSealed(vaultRecords{w.db}, ring, vault.Options{Clock: clk, Logger: log})
 	if cfg.Agents.Queue != "" {
 		if w.queue, err = byurl.Open(ctx, cfg.Agents.Queue, log.With("component", "agent-queue")); err != nil {
 			return nil, err
@@ -81,9 +70,9 @@ func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (w *Worker, 
 	} else {
 		w.queue = pgqueue.New(w.db, pgqueue.Options{Clock: clk, Logger: log})
 	}
-	reg := agent.NewRegistry(agent.RegistryOptions{Store: w.db, Vault: sealed, Egress: cfg.Egress.Policy(), Clock: clk,
-		Logger: log.With("component", "agents")})
-	w.inv = agent.NewInvoker(agent.InvokerOptions{Registry: reg, Clock: clk, Logger: log.With("component", "agents")})
+	agents := newAgents(w.db, sealed, cfg.Egress.Policy(), clk, log)
+	reg := agents.Registry
+	w.inv = agents.Invoker
 	workers := cfg.Agents.Workers
 	if workers == 0 {
 		workers = bridge.DefaultWorkers // `sluice worker` is for working
