@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/store/storetest"
 )
 
 // Rows written before migration 0008 get the kind their document says:
@@ -18,21 +18,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateAccount(ctx, store.Account{ID: "alice"}); err != nil {
-		t.Fatal(err)
-	}
-	docs := map[string]string{
-		"ex-a2e":   `{"type":"beginExecution"}`,
-		"ex-a2s":   store.CapabilityRunPrefix + `{"id":"x"}}`,
-		"ex-agent": store.AgentWorkflowPrefix + `"e30="}`,
-		"ex-short": `{"a2s`, // shorter than a prefix
-	}
-	for id, doc := range docs {
-		e := store.Execution{ID: id, AccountID: "alice", Kind: store.KindA2E, Digest: "d-" + id, Document: []byte(doc), Status: store.StatusQueued}
-		if _, _, err := db.CreateExecution(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.SeedKindBackfill(t, db)
 	db.Close()
 
 	raw, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
@@ -52,18 +38,5 @@ func TestKindMigrationBackfills(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	want := map[string]string{"ex-a2e": store.KindA2E, "ex-a2s": store.KindCapability, "ex-agent": store.KindAgentWorkflow, "ex-short": store.KindA2E}
-	for id, k := range want {
-		e, err := db.GetExecution(ctx, "alice", id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Kind != k || store.KindOfDocument(e.Document) != k {
-			t.Errorf("%s: backfilled as %q, want %q", id, e.Kind, k)
-		}
-	}
-	list, _, err := db.ListExecutions(ctx, "alice", store.ExecutionQuery{Kind: store.KindCapability})
-	if err != nil || len(list) != 1 || list[0].ID != "ex-a2s" {
-		t.Fatalf("capability runs after the migration: %v %v", list, err)
-	}
+	storetest.CheckKindBackfill(t, db)
 }
