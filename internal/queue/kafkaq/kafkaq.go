@@ -335,7 +335,6 @@ func (q *Queue) ensureTopics(ctx context.Context, topics ...string) error {
 			return q.unavailable("create topic "+r.Topic, r.Err)
 		}
 		q.created[r.Topic] = true
-		q.st.topicAdded(r.Topic)
 	}
 	q.cl.ForceMetadataRefresh()
 	return nil

@@ -51,8 +51,7 @@ type state struct {
 	next  map[tp]int64
 	owned map[tp]bool
 	wrote map[tp]int64 // the highest offset this member produced
-	added map[string]time.Time
-	rebal time.Time // last assignment change
+	rebal time.Time    // last assignment change
 	// elsewhere is what the group showed assigned to other members, asked
 	// at elsewhereAt; it holds until the next assignment change here.
 	elsewhere   map[tp]bool
@@ -70,7 +69,6 @@ func (s *state) init() {
 	s.next = map[tp]int64{}
 	s.owned = map[tp]bool{}
 	s.wrote = map[tp]int64{}
-	s.added = map[string]time.Time{}
 	s.dirty = map[tp]bool{}
 	s.signals = map[string]chan struct{}{}
 }
@@ -112,14 +110,6 @@ func (s *state) produced(p tp, offset int64) {
 	}
 }
 
-func (s *state) topicAdded(topic string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.added[topic]; !ok {
-		s.added[topic] = time.Now()
-	}
-}
-
 // knownElsewhere is the other members' partitions when they were asked
 // after the last assignment change here (nil otherwise).
 func (s *state) knownElsewhere() map[tp]bool {
@@ -140,10 +130,10 @@ func (s *state) setElsewhere(e map[tp]bool, at time.Time) {
 // caughtUp: every offset this member produced to topics of kts was read
 // here, or its partition is another member's. elsewhere holds the
 // partitions the group assigned to other members when last looked at (nil:
-// not looked); without it, a partition counts as another's once a
-// rebalance ended after its topic was added, which can be wrong when that
-// rebalance began before the topic was known. waiting says whether what is
-// missing is only partitions not owned here (worth asking the group).
+// not looked). A rebalance that ended after a topic was added is no proof:
+// it may have begun before the topic was known. waitingOnOthers says
+// whether what is missing is only partitions not owned here (worth asking
+// the group).
 func (s *state) caughtUp(kts map[string]bool, elsewhere map[tp]bool) (ok, waitingOnOthers bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,13 +148,7 @@ func (s *state) caughtUp(kts map[string]bool, elsewhere map[tp]bool) (ok, waitin
 			}
 			continue
 		}
-		if elsewhere != nil {
-			if !elsewhere[p] {
-				ok, waitingOnOthers = false, true
-			}
-			continue
-		}
-		if added, found := s.added[p.topic]; !found || !s.rebal.After(added) {
+		if !elsewhere[p] { // nil: not asked yet
 			ok, waitingOnOthers = false, true
 		}
 	}
