@@ -29,12 +29,12 @@ type discoveryBench struct {
 
 func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 	var (
-		catalogDir, queriesFile, split, weights, stemmer string
-		k                                                int
-		k1, b, synWeight, wnWeight, wnMaxDF              float64
-		wnSenses                                         int
-		asJSON, misses                                   bool
-		embURL, embModel, embKeyEnv                      string
+		catalogDir, queriesFile, split, weights, stemmer               string
+		k                                                              int
+		k1, b, synWeight, wnWeight, wnMaxDF, valueWeight, sourceWeight float64
+		wnSenses                                                       int
+		asJSON, misses                                                 bool
+		embURL, embModel, embKeyEnv                                    string
 	)
 	cmd := &cobra.Command{
 		Use:   "discovery --catalog DIR --queries FILE",
@@ -65,6 +65,12 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			}
 			if cmd.Flags().Changed("synonym-weight") {
 				opts.SynonymWeight = synWeight
+			}
+			if cmd.Flags().Changed("value-weight") {
+				opts.ValueWeight = valueWeight
+			}
+			if cmd.Flags().Changed("source-weight") {
+				opts.SourceWeight = sourceWeight
 			}
 			if cmd.Flags().Changed("wordnet-weight") {
 				opts.WordNet.Weight = wnWeight
@@ -105,6 +111,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 				return fail(ExitInvalid, "%s: no query in split %s", queriesFile, split)
 			}
 			search := func(query string, n int) []discovery.Hit { return ix.Search(query, nil, n) }
+			var embedErr error // the first query the endpoint failed to embed
 			start := time.Now()
 			rounds := 20
 			if embURL != "" {
@@ -118,7 +125,13 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 				if err := h.Upsert(cmd.Context(), entries...); err != nil {
 					return fail(ExitFailed, "embedding the catalog: %v", err)
 				}
-				search = func(query string, n int) []discovery.Hit { return h.Search(cmd.Context(), query, nil, n) }
+				search = func(query string, n int) []discovery.Hit {
+					hits, err := h.SearchErr(cmd.Context(), query, nil, n)
+					if err != nil && embedErr == nil {
+						embedErr = fmt.Errorf("query %q: %v", query, err)
+					}
+					return hits
+				}
 				rounds = 1 // each search is a round trip to the endpoint
 			} else if err := ix.Upsert(entries...); err != nil {
 				return fail(ExitInvalid, "%v", err)
@@ -127,6 +140,10 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			rep, err := discovery.EvaluateWith(ix, search, qs, k)
 			if err != nil {
 				return fail(ExitInvalid, "%v", err)
+			}
+			if embedErr != nil {
+				// A BM25 answer must not pass for a hybrid one.
+				return fail(ExitFailed, "embedding a query: %v", embedErr)
 			}
 			// Latency of the answer an agent gets (top k), over the query set.
 			start = time.Now()
@@ -171,12 +188,14 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.StringVar(&weights, "weights", "", "field weights to change, e.g. name=3,summary=2,description=1,parameters=0.5,tags=1.5,path=1")
 	fl.StringVar(&stemmer, "stemmer", "", "porter2, porter, light or none (default porter2)")
 	fl.Float64Var(&synWeight, "synonym-weight", 0, "weight of query synonyms, 0 to turn them off (default: the index default)")
-	fl.Float64Var(&wnWeight, "wordnet-weight", 0, "weight of WordNet words added for query words the index lacks, 0 to turn it off (default: off)")
+	fl.Float64Var(&valueWeight, "value-weight", 0, "weight of the type words of values in a query (an email address searches for email), 0 to turn it off (default: the index default)")
+	fl.Float64Var(&sourceWeight, "source-weight", 0, "share of an API's own score for the query added to its operations, 0 to turn it off (default: the index default)")
+	fl.Float64Var(&wnWeight, "wordnet-weight", 0, "weight of WordNet words added for query words the index lacks, 0 to turn it off (default: the index default)")
 	fl.Float64Var(&wnMaxDF, "wordnet-max-df", 0, "expand query words in at most this fraction of entries (default 0: only absent words)")
 	fl.StringVar(&embURL, "embeddings-url", "", "rank hybrid: BM25 fused with the vectors of this OpenAI-compatible /v1/embeddings base URL (default: BM25 alone)")
 	fl.StringVar(&embModel, "embeddings-model", "", "the embedding model (with --embeddings-url)")
 	fl.StringVar(&embKeyEnv, "embeddings-key-env", "", "the environment variable holding the endpoint's API key (with --embeddings-url)")
-	fl.IntVar(&wnSenses, "wordnet-senses", 0, "WordNet senses followed per word, most frequent first, 0 for all (default 1)")
+	fl.IntVar(&wnSenses, "wordnet-senses", 0, "WordNet senses followed per word, most frequent first, 0 for all (default: the index default)")
 	return cmd
 }
 
@@ -218,8 +237,8 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	r := b.Report
 	o := b.Options
 	fmt.Fprintf(w, "catalog  %s: %d entries, index built in %.1f ms\n", b.Catalog, r.Entries, b.IndexBuildMs)
-	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
-		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
+	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g value-weight=%g source-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
+		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.ValueWeight, o.SourceWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
 	if wn := o.WordNet; wn.Weight > 0 {
 		fmt.Fprintf(w, "wordnet  weight=%g max-df=%g senses=%d derived=%v hypernyms=%v hyponyms=%v max-terms=%d\n",
 			wn.Weight, wn.MaxDF, wn.Senses, wn.Derived, wn.Hypernyms, wn.Hyponyms, wn.MaxTerms)

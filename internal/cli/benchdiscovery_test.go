@@ -1,8 +1,10 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -50,10 +52,15 @@ func TestBenchDiscovery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recall@3") || strings.Contains(out, "heldout") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	if !strings.Contains(out, "wordnet  off") {
-		t.Fatalf("wordnet is on by default: %s", out)
+	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75") {
+		t.Fatalf("not the default ranking: %s", out)
 	}
-	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train", "--wordnet-weight", "0.5")
+	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train",
+		"--wordnet-weight", "0", "--value-weight", "0", "--source-weight", "0")
+	if code != 0 || !strings.Contains(out, "wordnet  off") || !strings.Contains(out, "value-weight=0 source-weight=0") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train", "--wordnet-weight", "0.5", "--wordnet-senses", "1")
 	if code != 0 || !strings.Contains(out, "wordnet  weight=0.5 max-df=0 senses=1") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
@@ -73,6 +80,8 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--b", "3"}, "b must be between"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--k", "0"}, "--k"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "2"}, "wordnet weight"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--value-weight", "1.5"}, "value weight must be between 0 and 1"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--source-weight", "-1"}, "source weight must be a number >= 0"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "0.5", "--wordnet-senses", "-1"}, "wordnet senses"},
 	} {
 		code, _, errOut := sluice(t, "", append([]string{"bench", "discovery"}, tc.args...)...)
@@ -147,5 +156,38 @@ func TestBenchDiscoveryHybrid(t *testing.T) {
 		"--embeddings-url", srv.URL, "--embeddings-model", "m")
 	if code != 1 || !strings.Contains(errOut, "embedding the catalog") || strings.Contains(errOut, key) {
 		t.Fatalf("a refused key: exit %d: %s", code, errOut)
+	}
+	// An endpoint that embeds the catalog (batches) but fails on queries
+	// (one text): the bench fails instead of printing BM25's figures under
+	// the hybrid heading.
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if json.Unmarshal(body, &req) != nil || len(req.Input) == 1 {
+			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusInternalServerError)
+			return
+		}
+		fw, err := http.NewRequest(http.MethodPost, srv.URL+r.URL.Path, bytes.NewReader(body))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		fw.Header = r.Header.Clone()
+		resp, err := http.DefaultClient.Do(fw)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	defer refusing.Close()
+	code, out, errOut = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries,
+		"--split", "train", "--embeddings-url", refusing.URL, "--embeddings-model", "fake-bow", "--embeddings-key-env", "SLUICE_TEST_EMB_KEY")
+	if code != 1 || !strings.Contains(errOut, "embedding a query") || strings.Contains(out, "recall@5") || strings.Contains(out+errOut, key) {
+		t.Fatalf("queries refused: exit %d: %s %s", code, out, errOut)
 	}
 }

@@ -184,15 +184,16 @@ func DecodeEmbeddings(body []byte, n int) ([][]float32, error) {
 	return out, nil
 }
 
-// normalize scales v to unit length (a zero vector stays zero), so that
-// cosine similarity is a dot product.
+// normalize scales v to unit length, so that cosine similarity is a dot
+// product; nil for a vector without a direction (all zeros), which an
+// endpoint may return for a text it knows no word of.
 func normalize(v []float32) []float32 {
 	var sum float64
 	for _, x := range v {
 		sum += float64(x) * float64(x)
 	}
-	if sum == 0 {
-		return v
+	if sum == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return nil // no direction: nothing is similar to it
 	}
 	inv := float32(1 / math.Sqrt(sum))
 	out := make([]float32, len(v))

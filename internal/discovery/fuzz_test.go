@@ -66,15 +66,17 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatal(err)
 		}
 		ix.SearchQuery(q, nil, 3)
-		// And with the WordNet expansion, on an index that holds the
-		// query's own words (so related words can be found in it).
+		// And with the WordNet expansion, value words and source context,
+		// on an index that holds the query's own words (so related words
+		// can be found in it).
 		o := DefaultOptions()
 		o.WordNet.Weight, o.WordNet.Hypernyms, o.WordNet.Hyponyms, o.WordNet.Senses = 0.5, true, true, 0
 		wix, err := NewIndex(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := wix.Upsert(Entry{Kind: KindTool, ID: "t", Name: "bill statement", Summary: s}); err != nil {
+		if err := wix.Upsert(Entry{Kind: KindTool, ID: "t", Name: "bill statement", Summary: s},
+			Entry{Kind: KindOperation, ID: "api.op", Source: "api", Name: "sendEmail", Description: s}); err != nil {
 			t.Fatal(err)
 		}
 		for _, h := range wix.Search(s, nil, 3) {

@@ -93,7 +93,7 @@ func (h *Hybrid) embedAll(ctx context.Context, entries []Entry) ([]*doc, error) 
 		return nil, fmt.Errorf("embeddings: %d vectors for %d entries", len(vecs), len(docs))
 	}
 	for i, d := range docs {
-		d.vec = normalize(vecs[i])
+		d.vec = normalize(vecs[i]) // nil for a zero vector: BM25 only
 	}
 	return docs, nil
 }
@@ -120,29 +120,53 @@ func embedText(e *Entry) string {
 
 // Search returns the k best entries for query by reciprocal rank fusion of
 // BM25 and vector similarity. A query with qualifiers only lists entries
-// as Index.Search does.
+// as Index.Search does. When the query cannot be embedded, the answer is
+// the BM25 ranking and the failure is logged.
 func (h *Hybrid) Search(ctx context.Context, query string, filter Filter, k int) []Hit {
+	hits, err := h.SearchErr(ctx, query, filter, k)
+	if err != nil {
+		h.log.Warn("discovery: query embedding failed; BM25 ranking only", "err", err)
+	}
+	return hits
+}
+
+// SearchErr is Search that also returns why the vectors were not used (the
+// hits are then BM25's), for callers that must not take a BM25 answer for
+// a hybrid one, such as an evaluation.
+//
+// The first Depth results are the fusion of the top Depth of each ranking,
+// whatever k is, so a search for the top 5 and one for the top 300 agree
+// on their first 5; results past the fused ones follow in BM25 order.
+func (h *Hybrid) SearchErr(ctx context.Context, query string, filter Filter, k int) ([]Hit, error) {
 	if k <= 0 {
-		return nil
+		return nil, nil
 	}
 	// Parsed as the index parses (query stop words, numbers dropped), so the
 	// BM25 half ranks as a plain search does.
 	q := h.ix.parse(query)
 	s := h.ix.cur.Load()
 	if len(q.Terms) == 0 {
-		return s.list(q, filter, k)
+		return s.list(q, filter, k), nil
 	}
-	depth := max(h.Depth, k)
-	bm := h.ix.rank(s, q, filter, depth)
+	depth := max(h.Depth, 1)
+	bm := h.ix.rank(s, q, filter, max(depth, k))
 	qv, err := h.emb.Embed(ctx, []string{query})
-	if err != nil || len(qv) != 1 {
-		h.log.Warn("discovery: query embedding failed; BM25 ranking only", "err", err)
-		return toHits(bm[:min(k, len(bm))])
+	if err == nil && len(qv) != 1 {
+		err = fmt.Errorf("embeddings: %d vectors for 1 query", len(qv))
 	}
-	vec := s.nearest(normalize(qv[0]), q, filter, depth)
+	var v []float32
+	if err == nil {
+		if v = normalize(qv[0]); v == nil {
+			err = fmt.Errorf("embeddings: the query's vector is zero")
+		}
+	}
+	if err != nil {
+		return toHits(bm[:min(k, len(bm))]), err
+	}
+	vec := s.nearest(v, q, filter, depth)
 	rrf := map[*doc]float64{}
 	var fused []scored
-	for _, list := range [][]scored{bm, vec} {
+	for _, list := range [][]scored{bm[:min(depth, len(bm))], vec} {
 		for rank, x := range list {
 			if _, ok := rrf[x.d]; !ok {
 				fused = append(fused, scored{d: x.d})
@@ -154,7 +178,15 @@ func (h *Hybrid) Search(ctx context.Context, query string, filter Filter, k int)
 		fused[i].score = rrf[fused[i].d]
 	}
 	sortScored(fused)
-	return toHits(fused[:min(k, len(fused))])
+	for _, x := range bm[min(depth, len(bm)):] {
+		if len(fused) >= k {
+			break
+		}
+		if _, ok := rrf[x.d]; !ok {
+			fused = append(fused, scored{d: x.d}) // score 0: below every fused one
+		}
+	}
+	return toHits(fused[:min(k, len(fused))]), nil
 }
 
 // nearest ranks the live docs with a vector by cosine similarity to v,

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -96,7 +97,14 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	var n atomic.Int32
 	srv := fakeServer(t, "sk-test-123", &n)
 	emb := &discovery.OpenAIEmbedder{BaseURL: srv.URL + "/", Model: "fake-embed", APIKey: "sk-test-123", MaxBatch: 3}
-	h := discovery.NewHybrid(discovery.New(), emb, nil)
+	// Without WordNet, which would widen automobile to car.
+	o := discovery.DefaultOptions()
+	o.WordNet.Weight = 0
+	ix, err := discovery.NewIndex(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := discovery.NewHybrid(ix, emb, nil)
 	if err := h.Upsert(context.Background(), hybridEntries()...); err != nil {
 		t.Fatal(err)
 	}
@@ -188,5 +196,92 @@ func TestOpenAIEmbedderErrors(t *testing.T) {
 	_, err = (&discovery.OpenAIEmbedder{BaseURL: slow.URL, Model: "m", Timeout: 50 * time.Millisecond}).Embed(ctx, []string{"x"})
 	if err == nil || !strings.Contains(err.Error(), "deadline") {
 		t.Fatalf("timeout: %v", err)
+	}
+}
+
+// funcEmbedder embeds each text with f.
+type funcEmbedder func(text string) []float32
+
+func (f funcEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = f(t)
+	}
+	return out, nil
+}
+
+func bagOfWords(text string) []float32 {
+	v := make([]float32, fakeDims)
+	for i, x := range fakeVector(text) {
+		v[i] = float32(x)
+	}
+	return v
+}
+
+// The first Depth results do not depend on k: an evaluation that asks for
+// every entry scores what an agent asking for 5 gets.
+func TestHybridTopKIndependentOfK(t *testing.T) {
+	es, _ := loadDataset(t)
+	h := discovery.NewHybrid(discovery.New(), funcEmbedder(bagOfWords), nil)
+	h.Depth = 10
+	if err := h.Upsert(context.Background(), es...); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"refund a customer's payment", "list the open bugs", "weather forecast for tomorrow in Paris"} {
+		all, err := h.SearchErr(context.Background(), q, nil, len(es))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 5, 10} {
+			top, err := h.SearchErr(context.Background(), q, nil, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(top), ids(all)[:k]) {
+				t.Fatalf("%q: top %d %v, first %d of all %v", q, k, ids(top), k, ids(all)[:k])
+			}
+		}
+		// Past the fused results, BM25's order, each entry once.
+		seen := map[string]bool{}
+		for _, id := range ids(all) {
+			if seen[id] {
+				t.Fatalf("%q: %s twice", q, id)
+			}
+			seen[id] = true
+		}
+		if bm := h.Index().Search(q, nil, len(es)); len(all) < len(bm) {
+			t.Fatalf("%q: %d hybrid results, BM25 alone has %d", q, len(all), len(bm))
+		}
+	}
+}
+
+// A zero vector has no direction: a query's makes the search BM25's (with
+// the reason), an entry's leaves the entry to BM25.
+func TestHybridZeroVectors(t *testing.T) {
+	zeroFor := func(word string) funcEmbedder {
+		return func(text string) []float32 {
+			if strings.Contains(strings.ToLower(text), word) {
+				return make([]float32, fakeDims)
+			}
+			return bagOfWords(text)
+		}
+	}
+	h := discovery.NewHybrid(discovery.New(), zeroFor("forecast"), nil)
+	if err := h.Upsert(context.Background(), hybridEntries()...); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := h.SearchErr(context.Background(), "forecast cars", nil, 5)
+	if err == nil || !strings.Contains(err.Error(), "zero") {
+		t.Fatalf("a zero query vector: %v", err)
+	}
+	if bm := h.Index().Search("forecast cars", nil, 5); !slices.Equal(ids(hits), ids(bm)) {
+		t.Fatalf("not BM25's answer: %v, BM25 %v", ids(hits), ids(bm))
+	}
+	// weather.getForecast has a zero vector: the vectors never rank it, so
+	// a query no word of which it holds does not find it.
+	for _, hit := range h.Search(context.Background(), "rain umbrella", nil, 5) {
+		if hit.Entry.ID == "weather.getForecast" {
+			t.Fatalf("an entry without a vector was ranked by vectors: %v", hit)
+		}
 	}
 }

@@ -80,6 +80,9 @@ type snapshot struct {
 	n      int              // live docs
 	total  int              // docs including deleted ones (idf counts them, as df does)
 	totLen [numFields]int64 // of live docs
+	// sources is the index of the aggregate docs of sources (sources.go),
+	// nil unless Options.SourceWeight is set.
+	sources *snapshot
 }
 
 // New returns an empty index with DefaultOptions.
@@ -255,9 +258,31 @@ func (ix *Index) apply(docs []*doc, whole *segKey, remove []Key) int {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	old := ix.cur.Load()
-	segs := slices.Clone(old.segs)
+	segs, deleted, touched := edit(slices.Clone(old.segs), docs, whole, remove)
+	s := newSnapshot(compact(segs))
+	s.sources = old.sources
+	if ix.opts.SourceWeight > 0 && len(touched) > 0 {
+		s.sources = updateSources(old.sources, s, touched)
+	}
+	ix.cur.Store(s)
+	return deleted
+}
+
+// edit deletes from segs (a copy the caller owns) the live docs of (kind,
+// source) whole (when set), of the keys in remove and of the keys of docs,
+// and adds docs as a new segment (a later doc with the same key wins). It
+// returns the segments, how many live docs were deleted, and the sources
+// of context kinds (sources.go) whose docs were deleted or added.
+func edit(segs []segState, docs []*doc, whole *segKey, remove []Key) (_ []segState, deleted int, touched map[string]bool) {
 	copied := make([]bool, len(segs))
-	deleted := 0
+	touch := func(e *Entry) {
+		if contextKind(e.Kind) {
+			if touched == nil {
+				touched = map[string]bool{}
+			}
+			touched[e.Source] = true
+		}
+	}
 	del := func(si int, d int32) {
 		st := &segs[si]
 		if st.isDeleted(d) {
@@ -273,6 +298,7 @@ func (ix *Index) apply(docs []*doc, whole *segKey, remove []Key) int {
 		for f := range numFields {
 			st.delLen[f] += int64(st.seg.lens[d][f])
 		}
+		touch(&st.seg.docs[d].e)
 		deleted++
 	}
 	delKey := func(k Key) {
@@ -301,13 +327,13 @@ func (ix *Index) apply(docs []*doc, whole *segKey, remove []Key) int {
 		if last[d.e.Key()] == i {
 			delKey(d.e.Key())
 			add = append(add, d)
+			touch(&d.e)
 		}
 	}
 	if len(add) > 0 {
 		segs = append(segs, segState{seg: buildSegment(add)})
 	}
-	ix.cur.Store(newSnapshot(compact(segs)))
-	return deleted
+	return segs, deleted, touched
 }
 
 // compact drops empty segments, rebuilds segments of which more than a third

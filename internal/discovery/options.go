@@ -47,6 +47,14 @@ type Options struct {
 	// words next to each other, in either order ("create a channel" and
 	// createChannel), with this fraction of the two words' mean idf.
 	PhraseWeight float64
+	// ValueWeight is the weight (0..1) of the type words of values a
+	// query holds (values.go: an email address searches for "email", a
+	// pair of coordinates for "latitude longitude"); 0 turns it off.
+	ValueWeight float64
+	// SourceWeight adds to an entry's score this fraction of its source's
+	// score for the query, the source taken as one document of all its
+	// entries (sources.go: an API, a knowledge base); 0 turns it off.
+	SourceWeight float64
 	// KeepNumbers keeps query words made only of digits (ticket numbers,
 	// amounts, coordinates), which name no operation; by default they go.
 	KeepNumbers bool
@@ -70,6 +78,8 @@ func DefaultOptions() Options {
 		Expansions:      DefaultExpansions,
 		ExpansionWeight: 0.5,
 		PhraseWeight:    0.5,
+		ValueWeight:     0.5,
+		SourceWeight:    0.75,
 		WordNet:         DefaultWordNet,
 	}
 }
@@ -106,6 +116,12 @@ func (o *Options) check() error {
 	}
 	if !(o.ExpansionWeight >= 0 && o.ExpansionWeight <= 1) {
 		return fmt.Errorf("discovery options: expansion weight must be between 0 and 1, got %v", o.ExpansionWeight)
+	}
+	if !(o.ValueWeight >= 0 && o.ValueWeight <= 1) {
+		return fmt.Errorf("discovery options: value weight must be between 0 and 1, got %v", o.ValueWeight)
+	}
+	if !(o.SourceWeight >= 0) || math.IsInf(o.SourceWeight, 0) {
+		return fmt.Errorf("discovery options: source weight must be a number >= 0, got %v", o.SourceWeight)
 	}
 	if err := o.WordNet.check(); err != nil {
 		return err

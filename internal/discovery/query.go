@@ -33,6 +33,9 @@ type Query struct {
 	// words are the lower case words of the free text before stop words
 	// and stemming, for Options.Expansions.
 	words []string
+	// values are the analyzed type words of values in the text (an email
+	// address gives "email"), for Options.ValueWeight.
+	values []string
 }
 
 // ParseQuery parses s with the default analyzer (Snowball English stemming).

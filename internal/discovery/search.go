@@ -22,6 +22,9 @@ func (ix *Index) parse(query string) Query {
 	if !ix.opts.KeepNumbers {
 		q.Terms = slices.DeleteFunc(q.Terms, allDigits)
 	}
+	if ix.opts.ValueWeight > 0 {
+		q.values = valueTerms(query, ix.stem)
+	}
 	return q
 }
 
@@ -73,6 +76,10 @@ func (ix *Index) score(s *snapshot, terms []termStat, q Query, filter Filter, k 
 		}
 	}
 	pairs := ix.phrasePairs(q, terms)
+	var srcScore map[string]float64
+	if ix.opts.SourceWeight > 0 {
+		srcScore = ix.sourceScores(s.sources, terms)
+	}
 	top := topK{k: k}
 	acc := accPool.Get().(*accumulator)
 	defer accPool.Put(acc)
@@ -92,6 +99,9 @@ func (ix *Index) score(s *snapshot, terms []termStat, q Query, filter Filter, k 
 			d := seg.docs[i]
 			if len(pairs) > 0 {
 				acc.score[i] += pairs.bonus(d.name)
+			}
+			if srcScore != nil && contextKind(d.e.Kind) {
+				acc.score[i] += ix.opts.SourceWeight * srcScore[d.e.Source]
 			}
 			if top.full() && !top.better(acc.score[i], d) {
 				continue // cheap test first: most candidates cannot enter
@@ -153,6 +163,9 @@ func (ix *Index) expand(q Query) []termStat {
 		for _, s := range ix.exp[w] {
 			add(s, ix.opts.ExpansionWeight)
 		}
+	}
+	for _, s := range q.values {
+		add(s, ix.opts.ValueWeight)
 	}
 	return out
 }

@@ -41,7 +41,7 @@ type WordNetOptions struct {
 // absent from the index are expanded, through their most frequent sense,
 // by synonyms and derived words (hypernyms added noise: invoice -> charge,
 // taxi -> travel, go, move).
-var DefaultWordNet = WordNetOptions{MaxDF: 0, Senses: 1, Derived: true, MaxTerms: 4}
+var DefaultWordNet = WordNetOptions{Weight: 0.25, MaxDF: 0, Senses: 0, Derived: true, MaxTerms: 4}
 
 // maxWordNetCandidates bounds the related words examined for one query word
 // (a general noun has hundreds of hyponyms), so a search stays cheap.

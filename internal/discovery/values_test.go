@@ -1,0 +1,67 @@
+package discovery
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func TestValueWords(t *testing.T) {
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"email the report to finance@example.com", []string{"email", "address"}},
+		{"what is at 48.8584, 2.2945", []string{"latitude", "longitude", "coordinates"}},
+		{"what is at -33.86,151.21", []string{"latitude", "longitude", "coordinates"}},
+		{"refund $40 to her card", []string{"amount", "price"}},
+		{"charge 12.50 EUR", []string{"amount", "price"}},
+		{"move the sync to Friday", []string{"date"}},
+		{"invoices due before 2026-01-31", []string{"date"}},
+		{"standup at 9:30", []string{"time"}},
+		{"call at 3pm tomorrow", []string{"date", "time"}},
+		{"text +1 (415) 555-0100", []string{"phone", "number"}},
+		{"block 10.0.0.12", []string{"ip", "address"}},
+		{"open https://example.com/page", []string{"url", "link"}},
+		// No value: nothing added. A version, a count or an id is not one.
+		{"list open bugs", nil},
+		{"upgrade to v2.1 and keep 30 items", nil},
+		{"ticket 4521", nil},
+	}
+	for _, c := range cases {
+		got := valueWords(c.query)
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("valueWords(%q) = %q, want %q", c.query, got, want)
+		}
+	}
+}
+
+// A value's type words join the query at ValueWeight, after its own words,
+// and only when the option is on; they never duplicate a query word.
+func TestValueTermsInQuery(t *testing.T) {
+	o := DefaultOptions()
+	o.ValueWeight = 0.5
+	ix, err := NewIndex(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := ix.expand(ix.parse("send an email to jane@acme.com"))
+	var weights []string
+	for _, ts := range terms {
+		weights = append(weights, fmt.Sprintf("%s=%g", ts.term, ts.weight))
+	}
+	// "email" is a query word already (weight 1); "address" comes from the value.
+	if !slices.Contains(weights, "email=1") || !slices.Contains(weights, "address=0.5") {
+		t.Fatalf("terms %v", weights)
+	}
+	o.ValueWeight = 0
+	ix, _ = NewIndex(o)
+	for _, ts := range ix.expand(ix.parse("send it to jane@acme.com")) {
+		if ts.term == "address" {
+			t.Fatalf("value words added with the option off: %v", ts)
+		}
+	}
+}
