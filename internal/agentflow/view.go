@@ -113,12 +113,12 @@ func (r *Runner) Recover(ctx context.Context) (int, error) {
 	n := 0
 	page := store.Page{Limit: 100}
 	for {
-		execs, next, err := r.Store.ListUnfinished(ctx, page)
+		execs, next, err := r.Store.ListUnfinished(ctx, store.KindAgentWorkflow, page)
 		if err != nil {
 			return n, err
 		}
 		for _, e := range execs {
-			if e.Kind != store.KindAgentWorkflow || e.Status.Final() {
+			if e.Status.Final() {
 				continue
 			}
 			n++

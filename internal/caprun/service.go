@@ -416,12 +416,12 @@ func orEmpty(m map[string]any) map[string]any {
 func (s *Service) Start(ctx context.Context, principal func(ctx context.Context, accountID string) (*account.Principal, error)) error {
 	page := store.Page{Limit: 100}
 	for {
-		execs, next, err := s.cfg.Store.ListUnfinished(ctx, page)
+		execs, next, err := s.cfg.Store.ListUnfinished(ctx, store.KindCapability, page)
 		if err != nil {
 			return err
 		}
 		for _, e := range execs {
-			if e.Status != store.StatusRunning || e.Kind != store.KindCapability {
+			if e.Status != store.StatusRunning {
 				continue
 			}
 			go s.resumeStopped(context.WithoutCancel(ctx), e, principal)

@@ -71,13 +71,13 @@ func (m *Manager) Close(grace time.Duration) {
 func (m *Manager) recover(ctx context.Context) error {
 	page := store.Page{Limit: 100}
 	for {
-		execs, next, err := m.cfg.Store.ListUnfinished(ctx, page)
+		execs, next, err := m.cfg.Store.ListUnfinished(ctx, store.KindA2E, page)
 		if err != nil {
 			return err
 		}
 		for _, e := range execs {
-			if e.Status == store.StatusWaiting || e.Kind != store.KindA2E {
-				continue // waits for an answer, not for a worker; or a capability run or agent workflow run (their own runners)
+			if e.Status == store.StatusWaiting {
+				continue // waits for an answer, not for a worker
 			}
 			if err := m.enqueue(ctx, e); err != nil {
 				return err

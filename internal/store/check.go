@@ -225,6 +225,19 @@ func CheckExecutionQuery(q ExecutionQuery) (int, error) {
 	return PageLimit(q.Limit)
 }
 
+// CheckUnfinishedQuery checks ListUnfinished's arguments and returns the
+// page size. The kind is required: recovery reads one runner's records.
+func CheckUnfinishedQuery(kind string, p Page) (int, error) {
+	if kind == "" {
+		return 0, invalid("kind", "is required").
+			WithSuggestions("Use one of " + strings.Join(Kinds, ", "))
+	}
+	if err := checkKindOrEmpty(kind); err != nil {
+		return 0, err
+	}
+	return PageLimit(p.Limit)
+}
+
 func checkStatus(s Status) error {
 	if !s.Valid() {
 		return invalid("status", "%q is not a status", truncate(string(s))).

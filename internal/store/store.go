@@ -260,10 +260,11 @@ type Executions interface {
 	// execution. A final execution is never changed: that is a Conflict naming
 	// its status.
 	UpdateExecution(ctx context.Context, accountID, id string, u ExecutionUpdate) error
-	// ListUnfinished pages through executions of every account whose status is
+	// ListUnfinished pages through executions of one kind (required: each
+	// runner recovers only its own records) of every account whose status is
 	// not final, oldest first, for recovery after a restart. They are complete
 	// (document and input included), so keep such pages small.
-	ListUnfinished(ctx context.Context, p Page) (execs []Execution, next string, err error)
+	ListUnfinished(ctx context.Context, kind string, p Page) (execs []Execution, next string, err error)
 }
 
 // Checkpoints keeps the latest checkpoint of each execution (the engine's JSON;

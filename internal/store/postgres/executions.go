@@ -188,9 +188,10 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	return db.listExecutions(ctx, query, false, limit, args...)
 }
 
-// ListUnfinished implements store.Executions.
-func (db *DB) ListUnfinished(ctx context.Context, p store.Page) ([]store.Execution, string, error) {
-	limit, err := store.PageLimit(p.Limit)
+// ListUnfinished implements store.Executions. The partial index
+// executions_unfinished_kind (kind, seq) serves it.
+func (db *DB) ListUnfinished(ctx context.Context, kind string, p store.Page) ([]store.Execution, string, error) {
+	limit, err := store.CheckUnfinishedQuery(kind, p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -199,7 +200,7 @@ func (db *DB) ListUnfinished(ctx context.Context, p store.Page) ([]store.Executi
 		return nil, "", err
 	}
 	return db.listExecutions(ctx, `SELECT `+execFullCols+` FROM executions
-		WHERE status IN ('queued', 'running', 'waiting') AND seq > $1 ORDER BY seq LIMIT $2`, true, limit, after, limit+1)
+		WHERE status IN ('queued', 'running', 'waiting') AND kind = $1 AND seq > $2 ORDER BY seq LIMIT $3`, true, limit, kind, after, limit+1)
 }
 
 func (db *DB) listExecutions(ctx context.Context, query string, full bool, limit int, args ...any) ([]store.Execution, string, error) {

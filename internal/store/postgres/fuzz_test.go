@@ -35,7 +35,7 @@ func FuzzCursors(f *testing.F) {
 		}
 		_, _, err := db.ListExecutions(ctx, "a", store.ExecutionQuery{Page: p})
 		check("executions", err, fault.Invalid)
-		_, _, err = db.ListUnfinished(ctx, p)
+		_, _, err = db.ListUnfinished(ctx, store.KindA2E, p)
 		check("unfinished", err, fault.Invalid)
 		_, _, err = db.QueryAudit(ctx, store.AuditQuery{Page: p, AccountID: s, Method: s})
 		check("audit", err, fault.Invalid)

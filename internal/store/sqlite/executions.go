@@ -162,9 +162,10 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	return db.listExecutions(ctx, query, false, limit, args...)
 }
 
-// ListUnfinished implements store.Executions.
-func (db *DB) ListUnfinished(ctx context.Context, p store.Page) ([]store.Execution, string, error) {
-	limit, err := store.PageLimit(p.Limit)
+// ListUnfinished implements store.Executions. The partial index
+// executions_unfinished_kind (kind, seq) serves it.
+func (db *DB) ListUnfinished(ctx context.Context, kind string, p store.Page) ([]store.Execution, string, error) {
+	limit, err := store.CheckUnfinishedQuery(kind, p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -173,7 +174,7 @@ func (db *DB) ListUnfinished(ctx context.Context, p store.Page) ([]store.Executi
 		return nil, "", err
 	}
 	return db.listExecutions(ctx, `SELECT `+execFullCols+` FROM executions
-		WHERE status IN ('queued', 'running', 'waiting') AND seq > ? ORDER BY seq LIMIT ?`, true, limit, after, limit+1)
+		WHERE status IN ('queued', 'running', 'waiting') AND kind = ? AND seq > ? ORDER BY seq LIMIT ?`, true, limit, kind, after, limit+1)
 }
 
 func (db *DB) listExecutions(ctx context.Context, query string, full bool, limit int, args ...any) ([]store.Execution, string, error) {

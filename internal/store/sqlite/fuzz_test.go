@@ -32,7 +32,7 @@ func FuzzCursors(f *testing.F) {
 		}
 		_, _, err := db.ListExecutions(ctx, "a", store.ExecutionQuery{Page: p})
 		check("executions", err)
-		_, _, err = db.ListUnfinished(ctx, p)
+		_, _, err = db.ListUnfinished(ctx, store.KindA2E, p)
 		check("unfinished", err)
 		_, _, err = db.QueryAudit(ctx, store.AuditQuery{Page: p})
 		check("audit", err)

@@ -10,8 +10,9 @@ import (
 )
 
 // Rows written before migration 0008 get the kind their document says:
-// the schema is taken back to version 7 (column, index and version row
-// dropped), and opening it again applies 0008 to the rows there.
+// the schema is taken back to version 7 (0009's index swapped back, 0008's
+// column and index dropped, their version rows deleted), and opening it again
+// applies 0008 and 0009 to the rows there.
 func TestKindMigrationBackfills(t *testing.T) {
 	dir := t.TempDir()
 	db, err := sqlite.Open(ctx, sqlite.Options{Dir: dir})
@@ -25,8 +26,11 @@ func TestKindMigrationBackfills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`DROP INDEX executions_account_kind`, `ALTER TABLE executions DROP COLUMN kind`,
-		`DELETE FROM schema_migrations WHERE version = 8`} {
+	for _, stmt := range []string{
+		`DROP INDEX executions_unfinished_kind`,
+		`CREATE INDEX executions_unfinished ON executions (seq) WHERE status IN ('queued', 'running', 'waiting')`,
+		`DROP INDEX executions_account_kind`, `ALTER TABLE executions DROP COLUMN kind`,
+		`DELETE FROM schema_migrations WHERE version >= 8`} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}

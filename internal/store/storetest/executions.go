@@ -288,7 +288,7 @@ func testExecutionUnfinished(t *testing.T, s store.Store) {
 	var got []string
 	cursor := ""
 	for {
-		page, next, err := s.ListUnfinished(ctx, store.Page{Cursor: cursor, Limit: 4})
+		page, next, err := s.ListUnfinished(ctx, store.KindA2E, store.Page{Cursor: cursor, Limit: 4})
 		must(t, err)
 		for _, e := range page {
 			if e.Status.Final() || len(e.Document) == 0 || len(e.Input) == 0 {
