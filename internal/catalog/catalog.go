@@ -48,7 +48,10 @@ type Config struct {
 	// Embedder, when set, makes ranking hybrid: BM25 fused with vector
 	// similarity (reciprocal rank fusion); nil: BM25 alone.
 	Embedder discovery.Embedder
-	Logger   *slog.Logger
+	// VectorWeight, when set, is the hybrid fusion's vector weight
+	// (discovery.Hybrid.VectorWeight; default 1).
+	VectorWeight *float64
+	Logger       *slog.Logger
 }
 
 // Service is the catalog.
@@ -76,6 +79,9 @@ func New(cfg Config) *Service {
 		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}}
 	if cfg.Embedder != nil {
 		s.hy = discovery.NewHybrid(s.ix, cfg.Embedder, cfg.Logger)
+		if cfg.VectorWeight != nil {
+			s.hy.VectorWeight = *cfg.VectorWeight
+		}
 	}
 	return s
 }

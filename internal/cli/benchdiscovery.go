@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -22,19 +23,20 @@ type discoveryBench struct {
 	IndexBuildMs float64           `json:"index_build_ms"`
 	MeanSearchUs float64           `json:"mean_search_us"`
 	// Embeddings is the model of a hybrid ranking ("": BM25 alone).
-	Embeddings string                  `json:"embeddings,omitempty"`
-	Report     *discovery.Report       `json:"report"`
-	Misses     []discovery.QueryResult `json:"misses,omitempty"`
+	Embeddings   string                  `json:"embeddings,omitempty"`
+	VectorWeight float64                 `json:"vector_weight,omitempty"`
+	Report       *discovery.Report       `json:"report"`
+	Misses       []discovery.QueryResult `json:"misses,omitempty"`
 }
 
 func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 	var (
-		catalogDir, queriesFile, split, weights, stemmer               string
-		k                                                              int
-		k1, b, synWeight, wnWeight, wnMaxDF, valueWeight, sourceWeight float64
-		wnSenses                                                       int
-		asJSON, misses                                                 bool
-		embURL, embModel, embKeyEnv                                    string
+		catalogDir, queriesFile, split, weights, stemmer                             string
+		k                                                                            int
+		k1, b, synWeight, wnWeight, wnMaxDF, valueWeight, sourceWeight, vectorWeight float64
+		wnSenses                                                                     int
+		asJSON, misses                                                               bool
+		embURL, embModel, embKeyEnv                                                  string
 	)
 	cmd := &cobra.Command{
 		Use:   "discovery --catalog DIR --queries FILE",
@@ -112,6 +114,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			}
 			search := func(query string, n int) []discovery.Hit { return ix.Search(query, nil, n) }
 			var embedErr error // the first query the endpoint failed to embed
+			vecWeight := 0.0
 			start := time.Now()
 			rounds := 20
 			if embURL != "" {
@@ -122,6 +125,12 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 				}
 				h := discovery.NewHybrid(ix, &discovery.OpenAIEmbedder{BaseURL: embURL, Model: embModel,
 					APIKey: os.Getenv(embKeyEnv), Client: &http.Client{Timeout: time.Minute}}, nil)
+				if cmd.Flags().Changed("vector-weight") {
+					if !(vectorWeight >= 0) || math.IsInf(vectorWeight, 0) {
+						return fail(ExitInvalid, "--vector-weight must be a number >= 0, got %v", vectorWeight)
+					}
+					h.VectorWeight = vectorWeight
+				}
 				if err := h.Upsert(cmd.Context(), entries...); err != nil {
 					return fail(ExitFailed, "embedding the catalog: %v", err)
 				}
@@ -133,6 +142,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 					return hits
 				}
 				rounds = 1 // each search is a round trip to the endpoint
+				vecWeight = h.VectorWeight
 			} else if err := ix.Upsert(entries...); err != nil {
 				return fail(ExitInvalid, "%v", err)
 			}
@@ -154,7 +164,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			}
 			perSearch := time.Since(start) / time.Duration(rounds*len(qs))
 			out := discoveryBench{
-				Catalog: catalogDir, Queries: queriesFile, Options: opts, Embeddings: embModel,
+				Catalog: catalogDir, Queries: queriesFile, Options: opts, Embeddings: embModel, VectorWeight: vecWeight,
 				IndexBuildMs: float64(built.Microseconds()) / 1000,
 				MeanSearchUs: float64(perSearch.Nanoseconds()) / 1000,
 				Report:       rep,
@@ -194,6 +204,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.Float64Var(&wnMaxDF, "wordnet-max-df", 0, "expand query words in at most this fraction of entries (default 0: only absent words)")
 	fl.StringVar(&embURL, "embeddings-url", "", "rank hybrid: BM25 fused with the vectors of this OpenAI-compatible /v1/embeddings base URL (default: BM25 alone)")
 	fl.StringVar(&embModel, "embeddings-model", "", "the embedding model (with --embeddings-url)")
+	fl.Float64Var(&vectorWeight, "vector-weight", 1, "weight of the vector ranking in the fusion against BM25's 1 (with --embeddings-url)")
 	fl.StringVar(&embKeyEnv, "embeddings-key-env", "", "the environment variable holding the endpoint's API key (with --embeddings-url)")
 	fl.IntVar(&wnSenses, "wordnet-senses", 0, "WordNet senses followed per word, most frequent first, 0 for all (default: the index default)")
 	return cmd
@@ -246,7 +257,7 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 		fmt.Fprintf(w, "wordnet  off\n")
 	}
 	if b.Embeddings != "" {
-		fmt.Fprintf(w, "hybrid   BM25 fused (RRF) with the vectors of %s\n", b.Embeddings)
+		fmt.Fprintf(w, "hybrid   BM25 fused (RRF) with the vectors of %s, vector weight %g\n", b.Embeddings, b.VectorWeight)
 	}
 	fmt.Fprintf(w, "\n%-8s %8s %10s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "MRR", "answer bytes")
 	for _, f := range r.Figures {

@@ -138,7 +138,7 @@ func TestBenchDiscoveryHybrid(t *testing.T) {
 	srv := fakeEmbeddings(t, key, &calls)
 	code, out, errOut := sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries,
 		"--split", "train", "--embeddings-url", srv.URL, "--embeddings-model", "fake-bow", "--embeddings-key-env", "SLUICE_TEST_EMB_KEY")
-	if code != 0 || !strings.Contains(out, "hybrid   BM25 fused (RRF) with the vectors of fake-bow") || !strings.Contains(out, "recall@5") {
+	if code != 0 || !strings.Contains(out, "hybrid   BM25 fused (RRF) with the vectors of fake-bow, vector weight 1") || !strings.Contains(out, "recall@5") {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	if calls.Load() < 2 {

@@ -47,8 +47,9 @@ func TestDefaults(t *testing.T) {
 			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20},
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
-		Store:  config.Store{DSN: "sqlite"},
-		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
+		Store:     config.Store{DSN: "sqlite"},
+		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1}},
+		Agents:    config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -383,6 +384,11 @@ func TestAgentsQueue(t *testing.T) {
 		{"agents:\n  workers: -1\n", nil, "agents.workers: must be between 0 and 1024, got -1"},
 		{"agents:\n  max_wait: 10ms\n", nil, "agents.max_wait: must be between"},
 		{"agents:\n  monitoring_topic: \"a\\tb\"\n", nil, "agents.monitoring_topic"},
+		{"discovery:\n  embeddings:\n    vector_weight: -0.5\n", nil, "discovery.embeddings.vector_weight: must be between 0 and 100, got -0.5"},
+		{"discovery:\n  embeddings:\n    vector_weight: .nan\n", nil, "discovery.embeddings.vector_weight: want a finite number"},
+		{"discovery:\n  embeddings:\n    vector_weight: lots\n", nil, "discovery.embeddings.vector_weight: want a number, got"},
+		{"discovery:\n  embeddings:\n    vector_weight: 0.25\n", nil, ""},
+		{"discovery:\n  embeddings:\n    vector_weight: 2\n", nil, ""},
 	}
 	for _, c := range cases {
 		path := filepath.Join(t.TempDir(), "sluice.yaml")
@@ -409,6 +415,24 @@ func TestAgentsQueue(t *testing.T) {
 					t.Fatalf("the queue password prints: %s", text)
 				}
 			}
+		}
+	}
+}
+
+func TestDiscoveryVectorWeight(t *testing.T) {
+	for file, want := range map[string]float64{
+		"": 1,
+		"discovery:\n  embeddings:\n    vector_weight: 0.25\n": 0.25,
+		"discovery:\n  embeddings:\n    vector_weight: 3\n":    3,
+	} {
+		path := filepath.Join(t.TempDir(), "sluice.yaml")
+		_ = os.WriteFile(path, []byte(file), 0o644)
+		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatalf("%q: %v", file, err)
+		}
+		if got := cfg.Discovery.Embeddings.VectorWeight; got != want {
+			t.Fatalf("%q: vector weight %v, want %v", file, got, want)
 		}
 	}
 }

@@ -137,6 +137,8 @@ func (d *decoder) value(n ast.Node, v reflect.Value, path, unit string) {
 		}
 	case v.Kind() == reflect.Int || v.Kind() == reflect.Int64:
 		d.integer(n, v, path, unit)
+	case v.Kind() == reflect.Float64:
+		d.number(n, v, path)
 	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
 		d.strings(n, v, path)
 	case v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String:
@@ -321,6 +323,30 @@ func (d *decoder) integer(n ast.Node, v reflect.Value, path, unit string) {
 		return
 	}
 	v.SetInt(x)
+}
+
+// number sets a float field from a YAML number (1, 0.25, 1e-3); not from
+// .inf or .nan, which no setting means.
+func (d *decoder) number(n ast.Node, v reflect.Value, path string) {
+	switch t := n.(type) {
+	case *ast.FloatNode:
+		if math.IsInf(t.Value, 0) || math.IsNaN(t.Value) {
+			d.add(n, path, "want a finite number, got %s", t.GetToken().Value)
+			return
+		}
+		v.SetFloat(t.Value)
+	case *ast.IntegerNode:
+		x, ok := int64Of(t)
+		if !ok {
+			d.add(n, path, "%s is out of range", t.GetToken().Value)
+			return
+		}
+		v.SetFloat(float64(x))
+	case *ast.InfinityNode, *ast.NanNode:
+		d.add(n, path, "want a finite number, got %s", n.GetToken().Value)
+	default:
+		d.add(n, path, "want a number, got %s", describe(n))
+	}
 }
 
 func (d *decoder) strings(n ast.Node, v reflect.Value, path string) {

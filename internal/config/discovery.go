@@ -18,10 +18,17 @@ type Embeddings struct {
 	URL       string `yaml:"url"`
 	Model     string `yaml:"model"`
 	APIKeyEnv string `yaml:"api_key_env"`
+	// VectorWeight is the vector ranking's weight in the fusion against
+	// BM25's 1 (weighted reciprocal rank fusion); models differ in how
+	// far they can be trusted on a catalog (docs/discovery.md).
+	VectorWeight float64 `yaml:"vector_weight"`
 }
 
 func (d *decoder) validateDiscovery(c Discovery) {
 	e := c.Embeddings
+	if !(e.VectorWeight >= 0 && e.VectorWeight <= 100) {
+		d.bad("discovery.embeddings.vector_weight", "must be between 0 and 100, got %v", e.VectorWeight)
+	}
 	if e.URL == "" {
 		return
 	}

@@ -21,6 +21,10 @@ type Hybrid struct {
 	// Depth is how many results of each ranking are fused (default 50).
 	RRFK  int
 	Depth int
+	// VectorWeight scales the vector ranking's share of the fusion against
+	// BM25's (default 1: equal; weighted RRF); 0 leaves BM25's ranking, and
+	// queries are not embedded.
+	VectorWeight float64
 }
 
 // NewHybrid returns a hybrid search over ix. Write through it (Upsert,
@@ -30,7 +34,7 @@ func NewHybrid(ix *Index, emb Embedder, log *slog.Logger) *Hybrid {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Hybrid{ix: ix, emb: emb, log: log, RRFK: 60, Depth: 50}
+	return &Hybrid{ix: ix, emb: emb, log: log, RRFK: 60, Depth: 50, VectorWeight: 1}
 }
 
 // Index returns the underlying index.
@@ -150,6 +154,9 @@ func (h *Hybrid) SearchErr(ctx context.Context, query string, filter Filter, k i
 	}
 	depth := max(h.Depth, 1)
 	bm := h.ix.rank(s, q, filter, max(depth, k))
+	if h.VectorWeight <= 0 {
+		return toHits(bm[:min(k, len(bm))]), nil // the vectors weigh nothing
+	}
 	qv, err := h.emb.Embed(ctx, []string{query})
 	if err == nil && len(qv) != 1 {
 		err = fmt.Errorf("embeddings: %d vectors for 1 query", len(qv))
@@ -166,12 +173,16 @@ func (h *Hybrid) SearchErr(ctx context.Context, query string, filter Filter, k i
 	vec := s.nearest(v, q, filter, depth)
 	rrf := map[*doc]float64{}
 	var fused []scored
-	for _, list := range [][]scored{bm[:min(depth, len(bm))], vec} {
+	for li, list := range [][]scored{bm[:min(depth, len(bm))], vec} {
+		w := 1.0
+		if li == 1 {
+			w = h.VectorWeight
+		}
 		for rank, x := range list {
 			if _, ok := rrf[x.d]; !ok {
 				fused = append(fused, scored{d: x.d})
 			}
-			rrf[x.d] += 1 / float64(h.RRFK+rank+1)
+			rrf[x.d] += w / float64(h.RRFK+rank+1)
 		}
 	}
 	for i := range fused {

@@ -237,6 +237,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Logger: log.With("component", "agent-workflows")}
 	flows.Monitor = monitor(agentQueue, cfg.Agents.MonitoringTopic, log)
 	var embedder discovery.Embedder
+	vectorWeight := cfg.Discovery.Embeddings.VectorWeight
 	if e := cfg.Discovery.Embeddings; e.URL != "" {
 		// The operator's own endpoint (often on loopback): a plain client.
 		embedder = &discovery.OpenAIEmbedder{BaseURL: e.URL, Model: e.Model, APIKey: os.Getenv(e.APIKeyEnv),
@@ -251,7 +252,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		return names, err
 	}
 	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog, Agents: agentNames,
-		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, Logger: log.With("component", "catalog")})
+		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, VectorWeight: &vectorWeight, Logger: log.With("component", "catalog")})
 	if err := cat.Load(ctx); err != nil {
 		return nil, err
 	}

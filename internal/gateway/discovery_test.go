@@ -108,10 +108,15 @@ func TestDiscoveryWithEmbeddings(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
 	}))
 	defer emb.Close()
-	for _, hybrid := range []bool{false, true} {
+	// vector_weight 0 is hybrid in name only: the vectors weigh nothing.
+	for _, tc := range []struct {
+		hybrid bool
+		weight float64
+	}{{false, 1}, {true, 1}, {true, 0}} {
+		hybrid := tc.hybrid && tc.weight > 0
 		s := newServer(t, func(c *config.Config) {
-			if hybrid {
-				c.Discovery.Embeddings = config.Embeddings{URL: emb.URL, Model: "fake"}
+			if tc.hybrid {
+				c.Discovery.Embeddings = config.Embeddings{URL: emb.URL, Model: "fake", VectorWeight: tc.weight}
 			}
 		})
 		up := upstreamJSON(t, `{}`)
@@ -122,7 +127,7 @@ func TestDiscoveryWithEmbeddings(t *testing.T) {
 		res, _ := k.get("results").([]any)
 		found := len(res) == 1 && res[0].(map[string]any)["id"] == "crm.listVaccinations"
 		if found != hybrid {
-			t.Fatalf("hybrid=%v: %s", hybrid, k.raw)
+			t.Fatalf("%+v: %s", tc, k.raw)
 		}
 	}
 }
