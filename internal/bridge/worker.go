@@ -53,9 +53,15 @@ type Worker struct {
 	// gone if the process is), which saves three queue writes a task.
 	Local *Client
 	// Lease is how long a task is held between extensions; 0: DefaultLease.
-	Lease  time.Duration
-	Clock  clock.Clock  // nil: real time
-	Logger *slog.Logger // nil: discard
+	Lease time.Duration
+	// ResultTTL is how long a result published through the queue is kept
+	// unread before the queue may drop it (queue.Message.ExpiresAt); 0:
+	// ResultTTL(0). Set it from the callers' agents.max_wait: once that has
+	// passed nobody waits for the result, and a reply topic of a gateway
+	// that is gone is never read again.
+	ResultTTL time.Duration
+	Clock     clock.Clock  // nil: real time
+	Logger    *slog.Logger // nil: discard
 
 	// published, when set, is called after a task's result was published and
 	// before the task is acked (tests stop a worker there).
@@ -219,7 +225,12 @@ func (w *Worker) publish(ctx context.Context, t *agenthttp.TaskMessage, r agenth
 			return fault.New(fault.Internal, "bridge: a result does not encode").WithCause(err)
 		}
 	}
-	_, err = w.Queue.Enqueue(ctx, queue.Message{Topic: t.ResultTopic(), ID: itemID(t.RunID, t.TaskID), Payload: b})
+	ttl := w.ResultTTL
+	if ttl <= 0 {
+		ttl = ResultTTL(0)
+	}
+	_, err = w.Queue.Enqueue(ctx, queue.Message{Topic: t.ResultTopic(), ID: itemID(t.RunID, t.TaskID), Payload: b,
+		ExpiresAt: w.now().Add(ttl)})
 	return err
 }
 

@@ -319,7 +319,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	a.background(func() { _ = a.agentCalls.Run(runCtx) })
 	if n := cfg.Agents.Workers; n > 0 {
 		w := &bridge.Worker{Queue: agentQueue, Invoker: agents.Invoker, Local: a.agentCalls, Workers: n,
-			Monitoring: cfg.Agents.MonitoringTopic, Clock: clk, Logger: log.With("component", "agent-worker")}
+			Monitoring: cfg.Agents.MonitoringTopic, ResultTTL: bridge.ResultTTL(cfg.Agents.MaxWait), Clock: clk,
+			Logger: log.With("component", "agent-worker")}
 		a.background(func() { _ = w.Run(runCtx, owner) })
 		a.background(func() { _ = flows.Work(runCtx, owner) })
 	}

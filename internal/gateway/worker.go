@@ -77,8 +77,10 @@ func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (w *Worker, 
 	if workers == 0 {
 		workers = bridge.DefaultWorkers // `sluice worker` is for working
 	}
+	// Results wait for their callers as long as the gateways' agents.max_wait
+	// (set the same on workers and gateways), then the queue may drop them.
 	w.tasks = &bridge.Worker{Queue: w.queue, Invoker: w.inv, Workers: workers, Monitoring: cfg.Agents.MonitoringTopic,
-		Clock: clk, Logger: log.With("component", "agent-worker")}
+		ResultTTL: bridge.ResultTTL(cfg.Agents.MaxWait), Clock: clk, Logger: log.With("component", "agent-worker")}
 	w.flows = &agentflow.Runner{Store: w.db, Queue: w.queue, Invoker: w.inv, Agents: agentflow.AgentsIn(reg),
 		Logger: log.With("component", "agent-workflows")}
 	w.flows.Monitor = monitor(w.queue, cfg.Agents.MonitoringTopic, log)

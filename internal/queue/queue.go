@@ -24,6 +24,13 @@ type Message struct {
 	Payload []byte
 	// NotBefore delays the first delivery (zero: at once).
 	NotBefore time.Time
+	// ExpiresAt (zero: never) is when the item stops being worth reading:
+	// once it has passed and nobody holds the item, the queue may delete it
+	// unread. The table queues (local, pgqueue) do, in a sweep (see
+	// Sweeper); NATS and Kafka keep items by their own retention. An item
+	// may still be delivered after it expired, so it only bounds how long
+	// an item nobody reads is kept. Not before NotBefore.
+	ExpiresAt time.Time
 }
 
 // Item is a leased item. Token identifies this lease: Ack, Nack and Extend
@@ -105,6 +112,10 @@ func CheckMessage(m Message) error {
 	}
 	if len(m.Payload) > MaxPayloadBytes {
 		return invalid("payload is %d bytes, over the limit of %d", len(m.Payload), MaxPayloadBytes)
+	}
+	if !m.ExpiresAt.IsZero() && m.ExpiresAt.Before(m.NotBefore) {
+		return invalid("item %q expires at %s, before its first delivery at %s", m.ID,
+			m.ExpiresAt.UTC().Format(time.RFC3339Nano), m.NotBefore.UTC().Format(time.RFC3339Nano))
 	}
 	return nil
 }

@@ -6,7 +6,9 @@
 // An item's visible_at says when it may be leased next; leasing moves it to
 // the end of the lease, so an expired lease is simply a visible item again
 // and a killed process's work resumes after its leases run out. Ack deletes
-// the row, so an acked item cannot come back.
+// the row, so an acked item cannot come back. Items with an expiry
+// (queue.Message.ExpiresAt) that nobody holds are deleted once it has passed,
+// by a sweep every queue.DefaultSweepEvery (see Sweep).
 package local
 
 import (
@@ -14,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -32,21 +35,28 @@ type Queue struct {
 	db    *sqlite.DB
 	clock clock.Clock
 
-	mu      sync.Mutex
-	signals map[string]chan struct{} // per topic, closed on a wake-up
-	closed  bool
-	done    chan struct{}
+	mu        sync.Mutex
+	signals   map[string]chan struct{} // per topic, closed on a wake-up
+	closed    bool
+	done      chan struct{}
+	sweepDone chan struct{}
 }
 
 var _ queue.Queue = (*Queue)(nil)
 
-// New makes a queue on db (which must stay open while the queue is used).
-// clk is the clock for visibility and leases (nil: the real clock).
+// New makes a queue on db (which must stay open while the queue is used)
+// and starts its background sweep of expired items. clk is the clock for
+// visibility, leases and expiries (nil: the real clock).
 func New(db *sqlite.DB, clk clock.Clock) *Queue {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	return &Queue{db: db, clock: clk, signals: map[string]chan struct{}{}, done: make(chan struct{})}
+	q := &Queue{db: db, clock: clk, signals: map[string]chan struct{}{}, done: make(chan struct{}), sweepDone: make(chan struct{})}
+	go func() {
+		defer close(q.sweepDone)
+		queue.RunSweeps(q.done, queue.DefaultSweepEvery, q, slog.New(slog.DiscardHandler))
+	}()
+	return q
 }
 
 func (q *Queue) now() int64 { return q.clock.Now().UnixMicro() }
@@ -68,10 +78,15 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	if payload == nil {
 		payload = []byte{}
 	}
+	var expires *int64
+	if !m.ExpiresAt.IsZero() {
+		at := m.ExpiresAt.UnixMicro()
+		expires = &at
+	}
 	var added bool
 	err := q.db.Write(ctx, func(tx *sqlite.Tx) error {
-		res, err := tx.Exec(`INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, payload, now, visible)
+		res, err := tx.Exec(`INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, payload, now, visible, expires)
 		if err != nil {
 			return err
 		}
@@ -243,11 +258,12 @@ func (q *Queue) wake(topic string) {
 // stays open.
 func (q *Queue) Close() error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if !q.closed {
 		q.closed = true
 		close(q.done)
 	}
+	q.mu.Unlock()
+	<-q.sweepDone
 	return nil
 }
 

@@ -139,3 +139,12 @@ func TestReleaseOthers(t *testing.T) {
 		t.Fatal("the dead owner's lease still acks")
 	}
 }
+
+// Expired items nobody holds are swept (queue.Message.ExpiresAt).
+func TestExpiry(t *testing.T) {
+	queuetest.RunExpiry(t, func(t *testing.T, clk clock.Clock) queuetest.SweptQueue {
+		db := openDB(t, t.TempDir())
+		t.Cleanup(func() { db.Close() })
+		return local.New(db, clk)
+	}, local.SetSweepBatch)
+}

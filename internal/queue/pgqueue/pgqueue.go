@@ -19,6 +19,11 @@
 // after its write) delays work by at most Options.MaxWait, which bounds every
 // wait.
 //
+// Items with an expiry (queue.Message.ExpiresAt: agent results) that nobody
+// holds are deleted once it has passed, by a sweep every Options.SweepEvery in
+// each process (see Sweep): the results topic of a gateway that stopped or
+// died is read by nobody, and its rows would otherwise stay forever.
+//
 // Times come from the injected clock of each process, as in the stores: the
 // machines' clocks should agree (NTP), since a skew between two machines
 // shortens or lengthens the leases one gives and the other honours by as much.
@@ -60,6 +65,9 @@ type Options struct {
 	// MaxWait bounds a Wait while notifications arrive, so a consumer looks
 	// again even when a notification was lost; default 5 s.
 	MaxWait time.Duration
+	// SweepEvery is how often expired items are swept in the background;
+	// 0: queue.DefaultSweepEvery, negative: never (call Sweep yourself).
+	SweepEvery time.Duration
 }
 
 // Queue is the PostgreSQL queue.
@@ -81,6 +89,7 @@ type Queue struct {
 	stop       context.CancelFunc
 	listenDone chan struct{}
 	notifyDone chan struct{}
+	sweepDone  chan struct{}
 }
 
 var _ queue.Queue = (*Queue)(nil)
@@ -101,14 +110,24 @@ func New(db *postgres.DB, o Options) *Queue {
 	if o.MaxWait <= 0 {
 		o.MaxWait = DefaultMaxWait
 	}
+	if o.SweepEvery == 0 {
+		o.SweepEvery = queue.DefaultSweepEvery
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	q := &Queue{
 		db: db, clock: o.Clock, log: o.Logger, poll: o.Poll, maxWait: o.MaxWait,
 		signals: map[string]chan struct{}{}, pending: map[string]bool{}, done: make(chan struct{}),
 		kick: make(chan struct{}, 1), stop: cancel, listenDone: make(chan struct{}), notifyDone: make(chan struct{}),
+		sweepDone: make(chan struct{}),
 	}
 	go q.listen(ctx)
 	go q.notify(ctx)
+	go func() {
+		defer close(q.sweepDone)
+		if o.SweepEvery > 0 {
+			queue.RunSweeps(q.done, o.SweepEvery, q, o.Logger)
+		}
+	}()
 	return q
 }
 
@@ -132,10 +151,15 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	if payload == nil {
 		payload = []byte{}
 	}
+	var expires *time.Time
+	if !m.ExpiresAt.IsZero() {
+		at := m.ExpiresAt.UTC().Truncate(time.Microsecond)
+		expires = &at
+	}
 	var added bool
 	err := q.db.Write(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, payload, now, visible)
+		tag, err := tx.Exec(ctx, `INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, payload, now, visible, expires)
 		added = err == nil && tag.RowsAffected() == 1
 		return err
 	})
@@ -401,6 +425,7 @@ func (q *Queue) Close() error {
 	q.stop()
 	<-q.listenDone
 	<-q.notifyDone
+	<-q.sweepDone
 	return nil
 }
 

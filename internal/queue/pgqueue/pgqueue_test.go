@@ -372,3 +372,45 @@ func TestLostNotificationBoundedByMaxWait(t *testing.T) {
 		t.Fatalf("an item without a notification was not found: %v", err)
 	}
 }
+
+// Expired items nobody holds are swept (queue.Message.ExpiresAt), as in
+// the local queue.
+func TestExpiry(t *testing.T) {
+	pgtest.AdminDSN(t)
+	queuetest.RunExpiry(t, func(t *testing.T, clk clock.Clock) queuetest.SweptQueue {
+		return pgqueue.New(openDB(t, pgtest.NewDatabase(t)), pgqueue.Options{Clock: clk, SweepEvery: -1})
+	}, pgqueue.SetSweepBatch)
+}
+
+// Every process sweeps in the background: a results topic nobody reads any
+// more (its gateway is gone) empties once its items expired, with no call
+// from anyone. A second queue on the database, as another gateway, does it.
+func TestBackgroundSweep(t *testing.T) {
+	pgtest.AdminDSN(t)
+	db := openDB(t, pgtest.NewDatabase(t))
+	clk := clock.NewFake(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
+	gone := pgqueue.New(db, pgqueue.Options{Clock: clk, SweepEvery: -1})
+	for i := range 5 {
+		if _, err := gone.Enqueue(ctx, queue.Message{Topic: "agent.results.gone-1", ID: fmt.Sprint(i), ExpiresAt: clk.Now().Add(11 * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone.Close()
+	clk.Advance(12 * time.Minute)
+	other := pgqueue.New(db, pgqueue.Options{Clock: clk, SweepEvery: 10 * time.Millisecond})
+	defer other.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var n int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM queue_items`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d expired rows still in queue_items 20 s after they expired", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -365,6 +365,7 @@ func testBounds(t *testing.T, q queue.Queue) {
 	bad := []queue.Message{
 		{Topic: "", ID: "x"}, {Topic: "t", ID: ""}, {Topic: strings.Repeat("t", queue.MaxTopicBytes+1), ID: "x"},
 		{Topic: "t", ID: "a\nb"}, {Topic: "t", ID: "x", Payload: make([]byte, queue.MaxPayloadBytes+1)},
+		{Topic: "t", ID: "x", NotBefore: time.Now().Add(time.Hour), ExpiresAt: time.Now().Add(time.Minute)},
 	}
 	for i, m := range bad {
 		_, err := q.Enqueue(ctx, m)

@@ -9,9 +9,10 @@ import (
 )
 
 // Rows written before migration 0008 get the kind their document says:
-// the schema is taken back to version 7 (the column dropped with the indexes
-// on it, 0001's unfinished index made again, the version rows of 0008 and
-// 0009 deleted), and opening it again applies both to the rows there.
+// the schema is taken back to version 7 (the columns of 0008 and 0010
+// dropped with the indexes on them, 0001's unfinished index made again, the
+// version rows from 0008 on deleted), and opening it again applies them to
+// the rows there.
 func TestKindMigrationBackfills(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	db, err := postgres.Open(ctx, postgres.Options{DSN: dsn})
@@ -20,6 +21,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 	}
 	storetest.SeedKindBackfill(t, db)
 	for _, stmt := range []string{
+		`ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010, with its index
 		`ALTER TABLE executions DROP COLUMN kind`,
 		`CREATE INDEX executions_unfinished ON executions (seq) WHERE status IN ('queued', 'running', 'waiting')`,
 		`DELETE FROM schema_migrations WHERE version >= 8`,

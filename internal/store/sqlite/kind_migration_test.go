@@ -10,9 +10,9 @@ import (
 )
 
 // Rows written before migration 0008 get the kind their document says:
-// the schema is taken back to version 7 (0009's index swapped back, 0008's
-// column and index dropped, their version rows deleted), and opening it again
-// applies 0008 and 0009 to the rows there.
+// the schema is taken back to version 7 (0010's column and index dropped,
+// 0009's index swapped back, 0008's column and index dropped, their version
+// rows deleted), and opening it again applies 0008 on to the rows there.
 func TestKindMigrationBackfills(t *testing.T) {
 	dir := t.TempDir()
 	db, err := sqlite.Open(ctx, sqlite.Options{Dir: dir})
@@ -27,6 +27,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
+		`DROP INDEX queue_items_expiry`, `ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010
 		`DROP INDEX executions_unfinished_kind`,
 		`CREATE INDEX executions_unfinished ON executions (seq) WHERE status IN ('queued', 'running', 'waiting')`,
 		`DROP INDEX executions_account_kind`, `ALTER TABLE executions DROP COLUMN kind`,
