@@ -31,12 +31,12 @@ type discoveryBench struct {
 
 func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 	var (
-		catalogDir, queriesFile, split, weights, stemmer                             string
-		k                                                                            int
-		k1, b, synWeight, wnWeight, wnMaxDF, valueWeight, sourceWeight, vectorWeight float64
-		wnSenses                                                                     int
-		asJSON, misses                                                               bool
-		embURL, embModel, embKeyEnv                                                  string
+		catalogDir, queriesFile, split, weights, stemmer                                             string
+		k                                                                                            int
+		k1, b, synWeight, wnWeight, wnMaxDF, valueWeight, sourceWeight, compoundWeight, vectorWeight float64
+		wnSenses                                                                                     int
+		asJSON, misses                                                                               bool
+		embURL, embModel, embKeyEnv                                                                  string
 	)
 	cmd := &cobra.Command{
 		Use:   "discovery --catalog DIR --queries FILE",
@@ -73,6 +73,9 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			}
 			if cmd.Flags().Changed("source-weight") {
 				opts.SourceWeight = sourceWeight
+			}
+			if cmd.Flags().Changed("compound-weight") {
+				opts.CompoundWeight = compoundWeight
 			}
 			if cmd.Flags().Changed("wordnet-weight") {
 				opts.WordNet.Weight = wnWeight
@@ -200,6 +203,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.Float64Var(&synWeight, "synonym-weight", 0, "weight of query synonyms, 0 to turn them off (default: the index default)")
 	fl.Float64Var(&valueWeight, "value-weight", 0, "weight of the type words of values in a query (an email address searches for email), 0 to turn it off (default: the index default)")
 	fl.Float64Var(&sourceWeight, "source-weight", 0, "share of an API's own score for the query added to its operations, 0 to turn it off (default: the index default)")
+	fl.Float64Var(&compoundWeight, "compound-weight", 0, "weight of the parts of query words the index lacks (helpdesk: help desk) and of joined adjacent words (log in: login), 0 to turn it off (default: the index default)")
 	fl.Float64Var(&wnWeight, "wordnet-weight", 0, "weight of WordNet words added for query words the index lacks, 0 to turn it off (default: the index default)")
 	fl.Float64Var(&wnMaxDF, "wordnet-max-df", 0, "expand query words in at most this fraction of entries (default 0: only absent words)")
 	fl.StringVar(&embURL, "embeddings-url", "", "rank hybrid: BM25 fused with the vectors of this OpenAI-compatible /v1/embeddings base URL (default: BM25 alone)")
@@ -248,8 +252,8 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	r := b.Report
 	o := b.Options
 	fmt.Fprintf(w, "catalog  %s: %d entries, index built in %.1f ms\n", b.Catalog, r.Entries, b.IndexBuildMs)
-	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g value-weight=%g source-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
-		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.ValueWeight, o.SourceWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
+	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g value-weight=%g source-weight=%g compound-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
+		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.ValueWeight, o.SourceWeight, o.CompoundWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
 	if wn := o.WordNet; wn.Weight > 0 {
 		fmt.Fprintf(w, "wordnet  weight=%g max-df=%g senses=%d derived=%v hypernyms=%v hyponyms=%v max-terms=%d\n",
 			wn.Weight, wn.MaxDF, wn.Senses, wn.Derived, wn.Hypernyms, wn.Hyponyms, wn.MaxTerms)

@@ -52,12 +52,12 @@ func TestBenchDiscovery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recall@3") || strings.Contains(out, "heldout") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75") {
+	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75 compound-weight=0.5") {
 		t.Fatalf("not the default ranking: %s", out)
 	}
 	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train",
-		"--wordnet-weight", "0", "--value-weight", "0", "--source-weight", "0")
-	if code != 0 || !strings.Contains(out, "wordnet  off") || !strings.Contains(out, "value-weight=0 source-weight=0") {
+		"--wordnet-weight", "0", "--value-weight", "0", "--source-weight", "0", "--compound-weight", "0")
+	if code != 0 || !strings.Contains(out, "wordnet  off") || !strings.Contains(out, "value-weight=0 source-weight=0 compound-weight=0") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train", "--wordnet-weight", "0.5", "--wordnet-senses", "1")
@@ -82,6 +82,7 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "2"}, "wordnet weight"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--value-weight", "1.5"}, "value weight must be between 0 and 1"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--source-weight", "-1"}, "source weight must be a number >= 0"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--compound-weight", "2"}, "compound weight must be between 0 and 1"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "0.5", "--wordnet-senses", "-1"}, "wordnet senses"},
 	} {
 		code, _, errOut := sluice(t, "", append([]string{"bench", "discovery"}, tc.args...)...)

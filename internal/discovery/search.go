@@ -56,6 +56,9 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 // rank returns the k best docs of s for the search terms of q, best first.
 func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
 	terms := ix.expand(q)
+	if ix.opts.CompoundWeight > 0 {
+		terms = ix.expandCompounds(s, q, terms)
+	}
 	if ix.wn != nil {
 		terms = ix.expandWordNet(s, q, terms)
 	}

@@ -1,7 +1,9 @@
 package discovery_test
 
 import (
+	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +54,11 @@ func TestTuneGeneric(t *testing.T) {
 		o := base
 		o.ValueWeight = w
 		run("value "+ftoa(w), o)
+	}
+	for _, w := range []float64{0.25, 0.5, 1} {
+		o := base
+		o.CompoundWeight = w
+		run("compound "+ftoa(w), o)
 	}
 	for _, wn := range []bool{false, true} {
 		for _, w := range []float64{0.1, 0.2, 0.3, 0.5, 0.75, 1} {
@@ -155,4 +162,73 @@ func TestTuneWordNetPara(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTuneWeightsBoth grid-searches field weights and k1 on both training
+// sets (objective: mean recall@5, then mean MRR) around the defaults.
+func TestTuneWeightsBoth(t *testing.T) {
+	if !*tune {
+		t.Skip("run with -tune")
+	}
+	es, sets := trainSets(t)
+	type result struct {
+		name   string
+		r, m   float64
+		tr, pr float64
+	}
+	var results []result
+	for _, name := range grid("name", []float64{2, 3, 4}) {
+		for _, summary := range grid("summary", []float64{1, 2, 3}) {
+			for _, desc := range grid("desc", []float64{0.5, 1, 1.5, 2}) {
+				for _, params := range grid("params", []float64{0.25, 0.5, 1}) {
+					for _, tags := range grid("tags", []float64{1, 1.5, 2}) {
+						for _, k1 := range grid("k1", []float64{0.9, 1.2, 1.6}) {
+							o := discovery.DefaultOptions()
+							o.K1 = k1
+							o.Weights = discovery.Weights{Name: name, Summary: summary, Description: desc, Parameters: params, Tags: tags, Path: 1}
+							var r, m, tr, pr float64
+							for _, s := range []string{"train", "para"} {
+								r5, mrr, _, _ := trainScore(t, es, sets[s], o)
+								r += r5 / 2
+								m += mrr / 2
+								if s == "train" {
+									tr = r5
+								} else {
+									pr = r5
+								}
+							}
+							results = append(results, result{fmt.Sprintf("name %g summary %g desc %g params %g tags %g k1 %g", name, summary, desc, params, tags, k1), r, m, tr, pr})
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(results, func(i, j int) bool {
+		if results[i].r != results[j].r {
+			return results[i].r > results[j].r
+		}
+		return results[i].m > results[j].m
+	})
+	for _, r := range results[:20] {
+		t.Logf("obj %.4f/%.4f train %.3f para %.3f  %s", r.r, r.m, r.tr, r.pr, r.name)
+	}
+}
+
+// grid returns the values of one grid dimension: def, or those of the
+// environment variable TUNE_<NAME> (comma-separated) to search elsewhere.
+func grid(name string, def []float64) []float64 {
+	v := os.Getenv("TUNE_" + strings.ToUpper(name))
+	if v == "" {
+		return def
+	}
+	var out []float64
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			panic(fmt.Sprintf("TUNE_%s: %v", strings.ToUpper(name), err))
+		}
+		out = append(out, x)
+	}
+	return out
 }
