@@ -138,3 +138,30 @@ func BenchmarkSearchDataset(b *testing.B) {
 		ix.Search(qs[i%len(qs)].Query, nil, 5)
 	}
 }
+
+// BenchmarkSearch10kThirdRound compares, in one run, the shipped ranking
+// with the same search without the third round's additions (value words,
+// source context, compounds, WordNet): what they cost.
+func BenchmarkSearch10kThirdRound(b *testing.B) {
+	without := discovery.DefaultOptions()
+	without.ValueWeight, without.SourceWeight, without.CompoundWeight, without.WordNet.Weight = 0, 0, 0, 0
+	for _, c := range []struct {
+		name string
+		o    discovery.Options
+	}{{"shipped", discovery.DefaultOptions()}, {"without", without}} {
+		b.Run(c.name, func(b *testing.B) {
+			ix, err := discovery.NewIndex(c.o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := ix.Upsert(synthetic(10000)...); err != nil {
+				b.Fatal(err)
+			}
+			filter := func(e discovery.Entry) bool { return e.Permission[len(e.Permission)-1]%2 == 0 }
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				ix.Search(benchQueries[i%len(benchQueries)], filter, 5)
+			}
+		})
+	}
+}
