@@ -48,6 +48,9 @@ type Config struct {
 	// Embedder, when set, makes ranking hybrid: BM25 fused with vector
 	// similarity (reciprocal rank fusion); nil: BM25 alone.
 	Embedder discovery.Embedder
+	// NoWordNet turns the index's WordNet expansion off (it is on in
+	// discovery.DefaultOptions).
+	NoWordNet bool
 	// VectorWeight, when set, is the hybrid fusion's vector weight
 	// (discovery.Hybrid.VectorWeight; default 1).
 	VectorWeight *float64
@@ -75,7 +78,15 @@ func New(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, ix: discovery.New(), hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
+	opts := discovery.DefaultOptions()
+	if cfg.NoWordNet {
+		opts.WordNet.Weight = 0
+	}
+	ix, err := discovery.NewIndex(opts)
+	if err != nil {
+		panic(err) // the defaults are valid, with or without WordNet; discovery's tests check it
+	}
+	s := &Service{cfg: cfg, ix: ix, hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
 		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}}
 	if cfg.Embedder != nil {
 		s.hy = discovery.NewHybrid(s.ix, cfg.Embedder, cfg.Logger)

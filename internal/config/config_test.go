@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
 		Store:     config.Store{DSN: "sqlite"},
-		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1}},
+		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1}, WordNet: true},
 		Agents:    config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -434,5 +434,21 @@ func TestDiscoveryVectorWeight(t *testing.T) {
 		if got := cfg.Discovery.Embeddings.VectorWeight; got != want {
 			t.Fatalf("%q: vector weight %v, want %v", file, got, want)
 		}
+	}
+}
+
+func TestDiscoveryWordNet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	_ = os.WriteFile(path, []byte("discovery:\n  wordnet: false\n"), 0o644)
+	cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Discovery.WordNet || !config.Defaults().Discovery.WordNet {
+		t.Fatalf("wordnet: %v in the file's config, %v by default", cfg.Discovery.WordNet, config.Defaults().Discovery.WordNet)
+	}
+	_ = os.WriteFile(path, []byte("discovery:\n  wordnet: maybe\n"), 0o644)
+	if _, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), "discovery.wordnet") {
+		t.Fatalf("wordnet: maybe: %v", err)
 	}
 }

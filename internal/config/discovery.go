@@ -8,6 +8,10 @@ import (
 // Discovery configures the discovery index.
 type Discovery struct {
 	Embeddings Embeddings `yaml:"embeddings"`
+	// WordNet widens query words the catalog lacks with related English
+	// words (docs/discovery.md); off saves the thesaurus's memory (about
+	// 19 MB) and its decoding at start (about 0.1 s).
+	WordNet bool `yaml:"wordnet"`
 }
 
 // Embeddings names an OpenAI-compatible /v1/embeddings endpoint; with one,

@@ -131,3 +131,21 @@ func TestDiscoveryWithEmbeddings(t *testing.T) {
 		}
 	}
 }
+
+// discovery.wordnet: on by default, a query word the catalog lacks finds
+// the entries of its WordNet synonym; off, it finds nothing.
+func TestDiscoveryWordNetSetting(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		s := newServer(t, func(c *config.Config) { c.Discovery.WordNet = on })
+		up := upstreamJSON(t, `{}`)
+		doc := strings.ReplaceAll(crmOpenAPI(up.URL), `"/customers/{id}/notes"`, `"/fleet/cars":{"get":{"operationId":"listCars","summary":"List the cars of the fleet","responses":{"200":{"description":"ok"}}}},"/customers/{id}/notes"`)
+		s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "crm", "document": doc}).want(t, http.StatusCreated)
+		_, key := s.account(map[string]any{"apis": []string{"crm"}}, nil)
+		k := s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": "automobiles", "top_k": 1}).want(t, http.StatusOK)
+		res, _ := k.get("results").([]any)
+		found := len(res) == 1 && res[0].(map[string]any)["id"] == "crm.listCars"
+		if found != on {
+			t.Fatalf("wordnet %v: %s", on, k.raw)
+		}
+	}
+}
