@@ -24,21 +24,7 @@ func BenchmarkSearch10kWordNet(b *testing.B) {
 			o := discovery.DefaultOptions()
 			o.WordNet.Weight = 0.5
 			c.change(&o.WordNet)
-			ix, err := discovery.NewIndex(o)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := ix.Upsert(synthetic(10000)...); err != nil {
-				b.Fatal(err)
-			}
-			filter := func(e discovery.Entry) bool { return e.Permission[len(e.Permission)-1]%2 == 0 }
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				if len(ix.Search(benchQueries[i%len(benchQueries)], filter, 5)) == 0 {
-					b.Fatal("no hit")
-				}
-			}
+			benchSearch10k(b, o)
 		})
 	}
 }

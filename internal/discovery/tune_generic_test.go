@@ -31,23 +31,26 @@ func trainSets(t *testing.T) (es []discovery.Entry, sets map[string][]discovery.
 	return es, sets
 }
 
+// bothSets scores o on each training set there is and says so in a line.
+func bothSets(t *testing.T, es []discovery.Entry, sets map[string][]discovery.Labeled, o discovery.Options) string {
+	line := ""
+	for _, s := range []string{"train", "para"} {
+		qs, ok := sets[s]
+		if !ok {
+			continue
+		}
+		r5, mrr, _, r10 := trainScore(t, es, qs, o)
+		line += " " + s + " r5 " + ftoa3(r5) + " mrr " + ftoa3(mrr) + " r10 " + ftoa3(r10)
+	}
+	return line
+}
+
 func TestTuneGeneric(t *testing.T) {
 	if !*tune {
 		t.Skip("run with -tune")
 	}
 	es, sets := trainSets(t)
-	run := func(name string, o discovery.Options) {
-		line := ""
-		for _, s := range []string{"train", "para"} {
-			qs, ok := sets[s]
-			if !ok {
-				continue
-			}
-			r5, mrr, _, r10 := trainScore(t, es, qs, o)
-			line += " " + s + " r5 " + ftoa3(r5) + " mrr " + ftoa3(mrr) + " r10 " + ftoa3(r10)
-		}
-		t.Logf("%-30s%s", name, line)
-	}
+	run := func(name string, o discovery.Options) { t.Logf("%-30s%s", name, bothSets(t, es, sets, o)) }
 	base := discovery.DefaultOptions()
 	run("defaults", base)
 	for _, w := range []float64{0.25, 0.5, 0.75, 1} {
@@ -142,14 +145,7 @@ func TestTuneWordNetPara(t *testing.T) {
 		t.Skip("run with -tune")
 	}
 	es, sets := trainSets(t)
-	run := func(name string, o discovery.Options) {
-		line := ""
-		for _, s := range []string{"train", "para"} {
-			r5, mrr, _, r10 := trainScore(t, es, sets[s], o)
-			line += " " + s + " r5 " + ftoa3(r5) + " mrr " + ftoa3(mrr) + " r10 " + ftoa3(r10)
-		}
-		t.Logf("%-44s%s", name, line)
-	}
+	run := func(name string, o discovery.Options) { t.Logf("%-44s%s", name, bothSets(t, es, sets, o)) }
 	run("off", discovery.DefaultOptions())
 	for _, w := range []float64{0.25, 0.5, 0.75} {
 		for _, df := range []float64{0, 0.01, 0.03} {
