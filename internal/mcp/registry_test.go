@@ -303,7 +303,11 @@ func TestTimeoutsDeathAndIdle(t *testing.T) {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	// The server process dies during a call: that call fails, the next one
-	// starts the server again.
+	// starts the server again. A registry of its own, with a call timeout
+	// long enough that a loaded machine noticing the exit late still sees a
+	// death and not a timeout.
+	r = newRegistry(t, st, mcp.Options{CallTimeout: 30 * time.Second, IdleTimeout: time.Second})
+	p = r.Provider()
 	res, err := p.Call(ctx, alice, "mcp.local.exit", nil, nil)
 	t.Logf("exit: %+v", res)
 	wantKind(t, err, fault.Upstream, "server died")
