@@ -23,6 +23,9 @@
 //     whose target is P.q.TOPIC.ID: the server stores the item where the
 //     consumer sees it at that time, so its first delivery is its first
 //     attempt (Attempts is exact) and nothing polls.
+//   - ExpiresAt is a per-message TTL (Nats-TTL, or Nats-Schedule-TTL on a
+//     schedule): the server deletes the item when it has passed, read or
+//     not (see expiry.go). The stream allows TTLs (AllowMsgTTL).
 //   - Lease fetches up to n messages without waiting, then sends each a NAK
 //     with delay d: the message stays pending for this delivery and the
 //     server redelivers it when d runs out. The consumer's AckWait
@@ -64,6 +67,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -133,6 +137,8 @@ type Queue struct {
 	n       names
 	o       Options
 	log     *slog.Logger
+	// expiryOff: items get no TTL, the stream does not allow them.
+	expiryOff atomic.Bool
 
 	mu        sync.Mutex
 	consumers map[string]jetstream.Consumer
@@ -221,6 +227,9 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 	cfg := jetstream.StreamConfig{
 		Name: o.StreamName, Subjects: q.n.streamSubjects(), Retention: jetstream.WorkQueuePolicy,
 		Storage: storage, Replicas: o.Replicas, AllowMsgSchedules: true, MaxMsgSize: -1,
+		// Enabled on an existing stream too; the server refuses to turn it
+		// off again (so a sluice from before expiries fails to open it).
+		AllowMsgTTL: true,
 		Description: "sluice work queue (internal/queue/natsq)",
 	}
 	st, err := js.CreateOrUpdateStream(c, cfg)
@@ -239,6 +248,11 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 	if !st.CachedInfo().Config.AllowMsgSchedules {
 		return fail(fault.New(fault.Unavailable, "natsq: the NATS server at %s (version %s) does not schedule messages: natsq needs nats-server 2.12 or later",
 			q.serverName(), q.nc.ConnectedServerVersion()))
+	}
+	// Every server that schedules has TTLs (2.11); should one not take
+	// the setting, items keep no expiry rather than be refused.
+	if !st.CachedInfo().Config.AllowMsgTTL {
+		q.turnOffExpiry("the server did not allow per-message TTLs on the stream")
 	}
 	q.stream = st
 	return q, nil
@@ -273,9 +287,17 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 		opts = append(opts, jetstream.WithScheduleTarget(msg.Subject))
 		msg.Subject = q.n.sched(m.Topic, m.ID)
 	}
+	q.setExpiry(msg, m, now)
 	c, cancel := q.bound(ctx)
 	defer cancel()
 	ack, err := q.js.PublishMsg(c, msg, opts...)
+	if err != nil && ttlRefused(err) {
+		// The stream was made again without TTLs since Open: store the item
+		// without its expiry rather than lose it.
+		q.turnOffExpiry("the stream refused a message with a TTL")
+		clearExpiry(msg)
+		ack, err = q.js.PublishMsg(c, msg, opts...)
+	}
 	if err != nil {
 		var apiErr *jetstream.APIError
 		if errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
