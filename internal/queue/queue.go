@@ -25,11 +25,13 @@ type Message struct {
 	// NotBefore delays the first delivery (zero: at once).
 	NotBefore time.Time
 	// ExpiresAt (zero: never) is when the item stops being worth reading:
-	// once it has passed and nobody holds the item, the queue may delete it
-	// unread. The table queues (local, pgqueue) do, in a sweep (see
-	// Sweeper); NATS and Kafka keep items by their own retention. An item
-	// may still be delivered after it expired, so it only bounds how long
-	// an item nobody reads is kept. Not before NotBefore.
+	// once it has passed, the queue may delete it unread. The table queues
+	// (local, pgqueue) do, in a sweep (see Sweeper), and keep an item while
+	// a lease holds it; natsq gives it JetStream's per-message TTL (whole
+	// seconds, rounded up), which deletes it even under a lease; Kafka keeps
+	// items by the topic's retention. An item may still be delivered after
+	// it expired, so it only bounds how long an item nobody reads is kept.
+	// Not before NotBefore.
 	ExpiresAt time.Time
 }
 
