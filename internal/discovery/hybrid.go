@@ -149,7 +149,7 @@ func (h *Hybrid) SearchErr(ctx context.Context, query string, filter Filter, k i
 	// BM25 half ranks as a plain search does.
 	q := h.ix.parse(query)
 	s := h.ix.cur.Load()
-	if len(q.Terms) == 0 {
+	if !q.searches() {
 		return s.list(q, filter, k), nil
 	}
 	depth := max(h.Depth, 1)

@@ -116,6 +116,11 @@ func splitQuery(s string) []string {
 	return out
 }
 
+// searches reports whether q has anything to rank by: words, or values
+// whose type words stand in for them ("what is at 48.85, 2.29" has no
+// word left but asks for coordinates). Without, a search lists entries.
+func (q *Query) searches() bool { return len(q.Terms) > 0 || len(q.values) > 0 }
+
 func unquote(s string) string { return strings.ReplaceAll(s, `"`, "") }
 
 func appendUnique[T comparable](s []T, v T) []T {

@@ -47,7 +47,7 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 		return nil
 	}
 	s := ix.cur.Load()
-	if len(q.Terms) == 0 {
+	if !q.searches() {
 		return s.list(q, filter, k)
 	}
 	return toHits(ix.rank(s, q, filter, k))

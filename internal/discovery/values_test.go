@@ -65,3 +65,27 @@ func TestValueTermsInQuery(t *testing.T) {
 		}
 	}
 }
+
+// A query whose only content is a value still searches, by the value's
+// type, instead of listing every entry.
+func TestValueOnlyQuery(t *testing.T) {
+	ix := New()
+	if err := ix.Upsert(
+		Entry{Kind: KindOperation, ID: "maps.autocompletePlace", Source: "maps", Name: "autocompletePlace", Summary: "Autocomplete a place"},
+		Entry{Kind: KindOperation, ID: "maps.reverseGeocode", Source: "maps", Name: "reverseGeocode", Summary: "Address at a point", Parameters: []Param{{Name: "lat", Description: "latitude"}, {Name: "lng", Description: "longitude"}}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	hits := ix.Search("what is at 48.8584, 2.2945", nil, 5)
+	if len(hits) != 1 || hits[0].Entry.ID != "maps.reverseGeocode" || hits[0].Score <= 0 {
+		t.Fatalf("hits %+v", hits)
+	}
+	// Without the option it is a query of stop words and numbers: a listing.
+	o := DefaultOptions()
+	o.ValueWeight = 0
+	off, _ := NewIndex(o)
+	_ = off.Upsert(ix.Entries(nil)...)
+	if hits := off.Search("what is at 48.8584, 2.2945", nil, 5); len(hits) != 2 || hits[0].Score != 0 {
+		t.Fatalf("off: %+v", hits)
+	}
+}
