@@ -112,7 +112,7 @@ func (ix *Index) sourceScores(src *snapshot, terms []termStat) map[string]float6
 	for f := range numFields {
 		avg[f] = float64(src.totLen[f]) / float64(src.n)
 	}
-	out := map[string]float64{}
+	out := make(map[string]float64, src.n)
 	for _, t := range terms {
 		df := 0
 		for si := range src.segs {
