@@ -34,7 +34,8 @@ func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 		catalogDir, queriesFile, split, weights, stemmer                                             string
 		k                                                                                            int
 		k1, b, synWeight, wnWeight, wnMaxDF, valueWeight, sourceWeight, compoundWeight, vectorWeight float64
-		wnSenses                                                                                     int
+		wnSenses, embBatch                                                                           int
+		embTimeout                                                                                   time.Duration
 		asJSON, misses                                                                               bool
 		embURL, embModel, embKeyEnv                                                                  string
 	)
@@ -126,8 +127,11 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 				if embModel == "" {
 					return fail(ExitInvalid, "--embeddings-url needs --embeddings-model")
 				}
+				if embTimeout < time.Second || embBatch < 1 {
+					return fail(ExitInvalid, "--embeddings-timeout must be at least 1s and --embeddings-batch at least 1")
+				}
 				h := discovery.NewHybrid(ix, &discovery.OpenAIEmbedder{BaseURL: embURL, Model: embModel,
-					APIKey: os.Getenv(embKeyEnv), Client: &http.Client{Timeout: time.Minute}}, nil)
+					APIKey: os.Getenv(embKeyEnv), Client: &http.Client{Timeout: embTimeout}, Timeout: embTimeout, MaxBatch: embBatch}, nil)
 				if cmd.Flags().Changed("vector-weight") {
 					if !(vectorWeight >= 0) || math.IsInf(vectorWeight, 0) {
 						return fail(ExitInvalid, "--vector-weight must be a number >= 0, got %v", vectorWeight)
@@ -209,6 +213,8 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.StringVar(&embURL, "embeddings-url", "", "rank hybrid: BM25 fused with the vectors of this OpenAI-compatible /v1/embeddings base URL (default: BM25 alone)")
 	fl.StringVar(&embModel, "embeddings-model", "", "the embedding model (with --embeddings-url)")
 	fl.Float64Var(&vectorWeight, "vector-weight", 1, "weight of the vector ranking in the fusion against BM25's 1 (with --embeddings-url)")
+	fl.DurationVar(&embTimeout, "embeddings-timeout", 30*time.Second, "time bound of one request to the endpoint (with --embeddings-url)")
+	fl.IntVar(&embBatch, "embeddings-batch", 64, "texts per request to the endpoint (with --embeddings-url)")
 	fl.StringVar(&embKeyEnv, "embeddings-key-env", "", "the environment variable holding the endpoint's API key (with --embeddings-url)")
 	fl.IntVar(&wnSenses, "wordnet-senses", 0, "WordNet senses followed per word, most frequent first, 0 for all (default: the index default)")
 	return cmd

@@ -83,6 +83,7 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--value-weight", "1.5"}, "value weight must be between 0 and 1"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--source-weight", "-1"}, "source weight must be a number >= 0"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--compound-weight", "2"}, "compound weight must be between 0 and 1"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--embeddings-url", "http://127.0.0.1:1", "--embeddings-model", "m", "--embeddings-batch", "0"}, "--embeddings-batch at least 1"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "0.5", "--wordnet-senses", "-1"}, "wordnet senses"},
 	} {
 		code, _, errOut := sluice(t, "", append([]string{"bench", "discovery"}, tc.args...)...)

@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
 		Store:     config.Store{DSN: "sqlite"},
-		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1}, WordNet: true},
+		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true},
 		Agents:    config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -389,6 +389,8 @@ func TestAgentsQueue(t *testing.T) {
 		{"discovery:\n  embeddings:\n    vector_weight: lots\n", nil, "discovery.embeddings.vector_weight: want a number, got"},
 		{"discovery:\n  embeddings:\n    vector_weight: 0.25\n", nil, ""},
 		{"discovery:\n  embeddings:\n    vector_weight: 2\n", nil, ""},
+		{"discovery:\n  embeddings:\n    timeout: 10ms\n", nil, "discovery.embeddings.timeout: must be between"},
+		{"discovery:\n  embeddings:\n    batch: 0\n", nil, "discovery.embeddings.batch: must be between 1 and 2048, got 0"},
 	}
 	for _, c := range cases {
 		path := filepath.Join(t.TempDir(), "sluice.yaml")

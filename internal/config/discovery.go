@@ -3,6 +3,7 @@ package config
 import (
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Discovery configures the discovery index.
@@ -26,10 +27,17 @@ type Embeddings struct {
 	// BM25's 1 (weighted reciprocal rank fusion); models differ in how
 	// far they can be trusted on a catalog (docs/discovery.md).
 	VectorWeight float64 `yaml:"vector_weight"`
+	// Timeout bounds one request to the endpoint, and Batch the texts it
+	// carries: a model on a CPU embeds a batch of 64 in seconds, not
+	// milliseconds.
+	Timeout time.Duration `yaml:"timeout"`
+	Batch   int           `yaml:"batch"`
 }
 
 func (d *decoder) validateDiscovery(c Discovery) {
 	e := c.Embeddings
+	d.durationIn("discovery.embeddings.timeout", e.Timeout, time.Second, 10*time.Minute)
+	d.intIn("discovery.embeddings.batch", int64(e.Batch), 1, 2048)
 	if !(e.VectorWeight >= 0 && e.VectorWeight <= 100) {
 		d.bad("discovery.embeddings.vector_weight", "must be between 0 and 100, got %v", e.VectorWeight)
 	}

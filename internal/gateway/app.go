@@ -241,7 +241,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if e := cfg.Discovery.Embeddings; e.URL != "" {
 		// The operator's own endpoint (often on loopback): a plain client.
 		embedder = &discovery.OpenAIEmbedder{BaseURL: e.URL, Model: e.Model, APIKey: os.Getenv(e.APIKeyEnv),
-			Client: &http.Client{Timeout: 30 * time.Second}}
+			Client: &http.Client{Timeout: e.Timeout}, Timeout: e.Timeout, MaxBatch: e.Batch}
 	}
 	agentNames := func(ctx context.Context) ([]string, error) {
 		list, err := agentRegistry.List(ctx)

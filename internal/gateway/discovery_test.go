@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/config"
 )
@@ -97,6 +98,10 @@ func TestDiscoveryWithEmbeddings(t *testing.T) {
 			Input []string `json:"input"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
+		if len(req.Input) > 2 {
+			http.Error(w, "over discovery.embeddings.batch", http.StatusRequestEntityTooLarge)
+			return
+		}
 		var data []map[string]any
 		for i, text := range req.Input {
 			v := []float64{0, 1}
@@ -116,7 +121,8 @@ func TestDiscoveryWithEmbeddings(t *testing.T) {
 		hybrid := tc.hybrid && tc.weight > 0
 		s := newServer(t, func(c *config.Config) {
 			if tc.hybrid {
-				c.Discovery.Embeddings = config.Embeddings{URL: emb.URL, Model: "fake", VectorWeight: tc.weight}
+				// Batches of 2: the fake endpoint refuses more.
+				c.Discovery.Embeddings = config.Embeddings{URL: emb.URL, Model: "fake", VectorWeight: tc.weight, Timeout: 5 * time.Second, Batch: 2}
 			}
 		})
 		up := upstreamJSON(t, `{}`)
