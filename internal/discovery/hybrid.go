@@ -149,9 +149,11 @@ func (h *Hybrid) SearchErr(ctx context.Context, query string, filter Filter, k i
 	// BM25 half ranks as a plain search does.
 	q := h.ix.parse(query)
 	s := h.ix.cur.Load()
-	if !q.searches() {
+	if !q.searches() && !q.hasText() {
 		return s.list(q, filter, k), nil
 	}
+	// Free text with nothing for BM25 ("what can I do?") still has a
+	// meaning for the vectors: BM25's list is empty, and fusion is theirs.
 	depth := max(h.Depth, 1)
 	bm := h.ix.rank(s, q, filter, max(depth, k))
 	if h.VectorWeight <= 0 {

@@ -285,3 +285,21 @@ func TestHybridZeroVectors(t *testing.T) {
 		}
 	}
 }
+
+// Free text with no word for BM25 finds nothing by BM25 and is ranked by
+// the vectors in a hybrid search; qualifiers alone still list.
+func TestHybridStopWordsOnly(t *testing.T) {
+	h := discovery.NewHybrid(discovery.New(), funcEmbedder(bagOfWords), nil)
+	if err := h.Upsert(context.Background(), hybridEntries()...); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Index().Search("what is it", nil, 5); len(got) != 0 {
+		t.Fatalf("BM25: %v", ids(got))
+	}
+	if got := h.Search(context.Background(), "what is it", nil, 2); len(got) != 2 {
+		t.Fatalf("hybrid: %v", ids(got))
+	}
+	if got := h.Search(context.Background(), "kind:operation", nil, 10); len(got) != 4 || got[0].Score != 0 {
+		t.Fatalf("qualifiers only: %v", got)
+	}
+}

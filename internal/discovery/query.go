@@ -121,6 +121,10 @@ func splitQuery(s string) []string {
 // word left but asks for coordinates). Without, a search lists entries.
 func (q *Query) searches() bool { return len(q.Terms) > 0 || len(q.values) > 0 }
 
+// hasText reports whether q has free text (any word besides qualifiers and
+// exclusions), searchable or not.
+func (q *Query) hasText() bool { return len(q.words) > 0 }
+
 func unquote(s string) string { return strings.ReplaceAll(s, `"`, "") }
 
 func appendUnique[T comparable](s []T, v T) []T {

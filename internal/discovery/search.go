@@ -10,8 +10,9 @@ import (
 // Search returns the k best entries for query among those filter lets
 // through, best first. The filter runs on every candidate before it may
 // take a place in the top k, so a refused entry is never returned and never
-// pushes a permitted one out. A query without search terms (empty, or only
-// qualifiers) lists matching entries by kind, source and id, score 0.
+// pushes a permitted one out. A query of qualifiers only (or empty) lists
+// matching entries by kind, source and id, score 0; free text with nothing
+// to search by (stop words and numbers only) finds nothing.
 func (ix *Index) Search(query string, filter Filter, k int) []Hit {
 	return ix.search(ix.parse(query), filter, k)
 }
@@ -48,6 +49,9 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 	}
 	s := ix.cur.Load()
 	if !q.searches() {
+		if q.hasText() {
+			return nil // words, but none to search by ("the", "is it?"): nothing is relevant
+		}
 		return s.list(q, filter, k)
 	}
 	return toHits(ix.rank(s, q, filter, k))

@@ -80,12 +80,17 @@ func TestValueOnlyQuery(t *testing.T) {
 	if len(hits) != 1 || hits[0].Entry.ID != "maps.reverseGeocode" || hits[0].Score <= 0 {
 		t.Fatalf("hits %+v", hits)
 	}
-	// Without the option it is a query of stop words and numbers: a listing.
+	// Without the option it is a query of stop words and numbers: nothing
+	// to search by, so nothing is found (rather than every entry listed).
 	o := DefaultOptions()
 	o.ValueWeight = 0
 	off, _ := NewIndex(o)
 	_ = off.Upsert(ix.Entries(nil)...)
-	if hits := off.Search("what is at 48.8584, 2.2945", nil, 5); len(hits) != 2 || hits[0].Score != 0 {
+	if hits := off.Search("what is at 48.8584, 2.2945", nil, 5); len(hits) != 0 {
 		t.Fatalf("off: %+v", hits)
+	}
+	// A query of qualifiers only still lists.
+	if hits := off.Search("kind:operation", nil, 5); len(hits) != 2 || hits[0].Score != 0 {
+		t.Fatalf("qualifiers only: %+v", hits)
 	}
 }
