@@ -269,10 +269,11 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	if b.Embeddings != "" {
 		fmt.Fprintf(w, "hybrid   BM25 fused (RRF) with the vectors of %s, vector weight %g\n", b.Embeddings, b.VectorWeight)
 	}
-	fmt.Fprintf(w, "\n%-8s %8s %10s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "MRR", "answer bytes")
+	fmt.Fprintf(w, "\n%-8s %8s %10s %13s %7s %14s\n", "split", "queries", fmt.Sprintf("recall@%d", r.K), "95% interval", "MRR", "answer bytes")
 	for _, f := range r.Figures {
-		fmt.Fprintf(w, "%-8s %8d %10.3f %7.3f %14.0f\n", f.Split, f.Queries, f.RecallAtK, f.MRR, f.MeanAnswerBytes)
+		fmt.Fprintf(w, "%-8s %8d %10.3f   %.3f–%.3f %7.3f %14.0f\n", f.Split, f.Queries, f.RecallAtK, f.RecallCI95[0], f.RecallCI95[1], f.MRR, f.MeanAnswerBytes)
 	}
+	fmt.Fprintf(w, "(95%% interval: percentile bootstrap of recall@%d over the split's queries)\n", r.K)
 	fmt.Fprintf(w, "\ncapabilities answer: %d bytes without a query, %.0f bytes on average with one (top %d): %.1fx smaller\n",
 		r.FullAnswerBytes, r.QueryAnswerBytes, r.K, r.AnswerRatio)
 	fmt.Fprintf(w, "search: %.1f µs per query (top %d, mean over the query set)\n", b.MeanSearchUs, r.K)
