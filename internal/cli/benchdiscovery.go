@@ -31,14 +31,16 @@ type discoveryBench struct {
 
 func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 	var (
-		catalogDir, queriesFile, split, weights, stemmer                                             string
-		k                                                                                            int
-		k1, b, synWeight, wnWeight, wnMaxDF, valueWeight, sourceWeight, compoundWeight, vectorWeight float64
-		wnSenses, embBatch                                                                           int
-		embTimeout                                                                                   time.Duration
-		asJSON, misses                                                                               bool
-		embURL, embModel, embKeyEnv                                                                  string
+		catalogDir, queriesFile, split, weights string
+		k, embBatch                             int
+		b, vectorWeight                         float64
+		embTimeout                              time.Duration
+		asJSON, misses                          bool
+		embURL, embModel, embKeyEnv             string
 	)
+	// The ranking flags write straight into the options, from their
+	// defaults, so --help shows the real default of each.
+	opts := discovery.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "discovery --catalog DIR --queries FILE",
 		Short: "Measure discovery search: recall@k, MRR and the size of the capabilities answer on a labeled query set",
@@ -59,36 +61,8 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			if k <= 0 {
 				return fail(ExitInvalid, "--k must be positive, got %d", k)
 			}
-			opts := discovery.DefaultOptions()
-			if cmd.Flags().Changed("k1") {
-				opts.K1 = k1
-			}
 			if cmd.Flags().Changed("b") {
 				opts.B, opts.FieldB = b, nil // one b for every field
-			}
-			if cmd.Flags().Changed("synonym-weight") {
-				opts.SynonymWeight = synWeight
-			}
-			if cmd.Flags().Changed("value-weight") {
-				opts.ValueWeight = valueWeight
-			}
-			if cmd.Flags().Changed("source-weight") {
-				opts.SourceWeight = sourceWeight
-			}
-			if cmd.Flags().Changed("compound-weight") {
-				opts.CompoundWeight = compoundWeight
-			}
-			if cmd.Flags().Changed("wordnet-weight") {
-				opts.WordNet.Weight = wnWeight
-			}
-			if cmd.Flags().Changed("wordnet-max-df") {
-				opts.WordNet.MaxDF = wnMaxDF
-			}
-			if cmd.Flags().Changed("wordnet-senses") {
-				opts.WordNet.Senses = wnSenses
-			}
-			if stemmer != "" {
-				opts.Stemmer = stemmer
 			}
 			if weights != "" {
 				w, err := parseWeights(opts.Weights, weights)
@@ -200,23 +174,23 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.StringVar(&split, "split", "all", "queries to run: train, heldout, fresh or all")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.BoolVar(&misses, "misses", false, "also print each query whose relevant entries are not all in the top k")
-	fl.Float64Var(&k1, "k1", 0, "BM25 k1 (default: the index default)")
-	fl.Float64Var(&b, "b", 0, "BM25 b for every field (default: the index default, b per field)")
+	fl.Float64Var(&opts.K1, "k1", opts.K1, "BM25 k1")
+	fl.Float64Var(&b, "b", 0, "BM25 b for every field (default: b per field, as the index has it)")
 	fl.StringVar(&weights, "weights", "", "field weights to change, e.g. name=3,summary=2,description=1,parameters=0.5,tags=1.5,path=1")
-	fl.StringVar(&stemmer, "stemmer", "", "porter2, porter, light or none (default porter2)")
-	fl.Float64Var(&synWeight, "synonym-weight", 0, "weight of query synonyms, 0 to turn them off (default: the index default)")
-	fl.Float64Var(&valueWeight, "value-weight", 0, "weight of the type words of values in a query (an email address searches for email), 0 to turn it off (default: the index default)")
-	fl.Float64Var(&sourceWeight, "source-weight", 0, "share of an API's own score for the query added to its operations, 0 to turn it off (default: the index default)")
-	fl.Float64Var(&compoundWeight, "compound-weight", 0, "weight of the parts of query words the index lacks (helpdesk: help desk) and of joined adjacent words (log in: login), 0 to turn it off (default: the index default)")
-	fl.Float64Var(&wnWeight, "wordnet-weight", 0, "weight of WordNet words added for query words the index lacks, 0 to turn it off (default: the index default)")
-	fl.Float64Var(&wnMaxDF, "wordnet-max-df", 0, "expand query words in at most this fraction of entries (default 0: only absent words)")
+	fl.StringVar(&opts.Stemmer, "stemmer", opts.Stemmer, "porter2, porter, light or none")
+	fl.Float64Var(&opts.SynonymWeight, "synonym-weight", opts.SynonymWeight, "weight of query synonyms, 0 to turn them off")
+	fl.Float64Var(&opts.ValueWeight, "value-weight", opts.ValueWeight, "weight of the type words of values in a query (an email address searches for email), 0 to turn it off")
+	fl.Float64Var(&opts.SourceWeight, "source-weight", opts.SourceWeight, "share of an API's own score for the query added to its operations, 0 to turn it off")
+	fl.Float64Var(&opts.CompoundWeight, "compound-weight", opts.CompoundWeight, "weight of the parts of query words the index lacks (helpdesk: help desk) and of joined adjacent words (log in: login), 0 to turn it off")
+	fl.Float64Var(&opts.WordNet.Weight, "wordnet-weight", opts.WordNet.Weight, "weight of WordNet words added for query words the index lacks, 0 to turn it off")
+	fl.Float64Var(&opts.WordNet.MaxDF, "wordnet-max-df", opts.WordNet.MaxDF, "expand query words in at most this fraction of entries (0: only absent words)")
 	fl.StringVar(&embURL, "embeddings-url", "", "rank hybrid: BM25 fused with the vectors of this OpenAI-compatible /v1/embeddings base URL (default: BM25 alone)")
 	fl.StringVar(&embModel, "embeddings-model", "", "the embedding model (with --embeddings-url)")
 	fl.Float64Var(&vectorWeight, "vector-weight", 1, "weight of the vector ranking in the fusion against BM25's 1 (with --embeddings-url)")
 	fl.DurationVar(&embTimeout, "embeddings-timeout", 30*time.Second, "time bound of one request to the endpoint (with --embeddings-url)")
 	fl.IntVar(&embBatch, "embeddings-batch", 64, "texts per request to the endpoint (with --embeddings-url)")
 	fl.StringVar(&embKeyEnv, "embeddings-key-env", "", "the environment variable holding the endpoint's API key (with --embeddings-url)")
-	fl.IntVar(&wnSenses, "wordnet-senses", 0, "WordNet senses followed per word, most frequent first, 0 for all (default: the index default)")
+	fl.IntVar(&opts.WordNet.Senses, "wordnet-senses", opts.WordNet.Senses, "WordNet senses followed per word, most frequent first, 0 for all")
 	return cmd
 }
 

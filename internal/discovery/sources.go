@@ -23,9 +23,9 @@ import (
 // and its entry) and a text knowledge base. The agents, capabilities and
 // operations registries group unrelated entries under one source name, so
 // their aggregate says nothing about any one of them.
-func contextKind(k Kind) bool {
-	return k == KindOperation || k == KindAPI || k == KindKnowledge
-}
+var contextKinds = []Kind{KindOperation, KindAPI, KindKnowledge}
+
+func contextKind(k Kind) bool { return slices.Contains(contextKinds, k) }
 
 // sourceKey is the key of a source's aggregate doc in the source index.
 func sourceKey(source string) Key { return Key{Kind: "", ID: source} }
@@ -59,7 +59,7 @@ func aggregate(s *snapshot, source string) *doc {
 	n := 0
 	for si := range s.segs {
 		st := &s.segs[si]
-		for _, k := range []Kind{KindOperation, KindAPI, KindKnowledge} {
+		for _, k := range contextKinds {
 			for _, i := range st.seg.bySource[segKey{k, source}] {
 				if st.isDeleted(i) {
 					continue

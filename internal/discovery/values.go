@@ -1,9 +1,6 @@
 package discovery
 
-import (
-	"regexp"
-	"strings"
-)
+import "regexp"
 
 // Agents put values in their requests ("email jane@acme.com", "what is at
 // 48.85, 2.29", "refund $40", "move it to Friday 3pm"). The words of a
@@ -44,7 +41,7 @@ func valueWords(s string) []string {
 func valueTerms(s string, stem func(string) string) []string {
 	var out []string
 	for _, w := range valueWords(s) {
-		for _, t := range appendTokens(nil, strings.ToLower(w), stem) {
+		for _, t := range appendTokens(nil, w, stem) {
 			out = appendUnique(out, t)
 		}
 	}
