@@ -53,10 +53,7 @@ func TestCancelAQueuedRun(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
 	r := w.runner(inv, nil)
-	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, r)
 	v, err := r.Cancel(ctx, "alice", runID)
 	if err != nil {
 		t.Fatal(err)
@@ -93,10 +90,7 @@ func TestCancelStopsAStepInThisProcess(t *testing.T) {
 	r := w.runner(inv, nil)
 	r.Monitor, r.CancelPoll = rec.monitor, never
 	started, _ := holdAt(inv, "measure", true)
-	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, r)
 	work(t, r, "w1")
 	<-started
 	v, err := r.Cancel(ctx, "alice", runID)
@@ -130,10 +124,7 @@ func TestCancelFromAnotherProcess(t *testing.T) {
 	worker := w.runner(inv, nil)
 	worker.Monitor, worker.CancelPoll = rec.monitor, 20*time.Millisecond
 	started, _ := holdAt(inv, "measure", true)
-	runID, err := worker.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, worker)
 	work(t, worker, "w1")
 	<-started
 	gateway := w.runner(newFake(), nil)
@@ -159,10 +150,7 @@ func TestCancelDiscardsALateResult(t *testing.T) {
 	worker := w.runner(inv, nil)
 	worker.Monitor, worker.CancelPoll = rec.monitor, never
 	started, release := holdAt(inv, "measure", false)
-	runID, err := worker.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, worker)
 	work(t, worker, "w1")
 	<-started
 	if _, err := w.runner(newFake(), nil).Cancel(ctx, "alice", runID); err != nil {

@@ -238,3 +238,13 @@ func (c *crashQueue) Extend(ctx context.Context, it queue.Item, d time.Duration)
 	}
 	return c.Queue.Extend(ctx, it, d)
 }
+
+// startThreeSteps starts alice's run of threeSteps on "river" with r.
+func startThreeSteps(t *testing.T, r *agentflow.Runner) string {
+	t.Helper()
+	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runID
+}

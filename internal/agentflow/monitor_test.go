@@ -103,10 +103,7 @@ func TestMonitorReportsEachStep(t *testing.T) {
 	rec := newRecorder()
 	r := w.runner(newFake(), nil)
 	r.Monitor = rec.monitor
-	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, r)
 	work(t, r, "w1")
 	if v := waitFinal(t, r, "alice", runID); v.Status != store.StatusSuccess {
 		t.Fatalf("run %+v", v)
@@ -153,10 +150,7 @@ func TestMonitorReportsAFailingStep(t *testing.T) {
 		}
 		r := w.runner(inv, nil)
 		r.Monitor = rec.monitor
-		runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		runID := startThreeSteps(t, r)
 		work(t, r, "w1")
 		if v := waitFinal(t, r, "alice", runID); v.Status != store.StatusFailed {
 			t.Fatalf("run %+v", v)
@@ -204,10 +198,7 @@ func TestMonitorResumedRun(t *testing.T) {
 	w := newWorld(t)
 	rec := newRecorder()
 	inv := newFake()
-	runID, err := w.runner(inv, nil).Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, w.runner(inv, nil))
 	// First process: dies after recording "shout", before its ack.
 	wctx, cancel := context.WithCancel(ctx)
 	cq := &crashQueue{Queue: w.q, cancel: cancel,
@@ -238,10 +229,7 @@ func TestMonitorPanicDoesNotFailTheRun(t *testing.T) {
 	w := newWorld(t)
 	r := w.runner(newFake(), nil)
 	r.Monitor = func(context.Context, agenthttp.MonitoringMessage) { panic("monitor broke") }
-	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, r)
 	work(t, r, "w1")
 	if v := waitFinal(t, r, "alice", runID); v.Status != store.StatusSuccess {
 		t.Fatalf("run %+v", v)

@@ -18,10 +18,7 @@ func TestRunSucceeds(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
 	r := w.runner(inv, nil)
-	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, r)
 	work(t, r, "w1")
 	v := waitFinal(t, r, "alice", runID)
 	if v.Status != store.StatusSuccess || v.WorkflowID != "wf-1" || v.Name != "three" || v.Version != "1.0.0" {
@@ -136,10 +133,7 @@ func TestRunResumesAfterACrash(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
 			inv := newFake()
-			runID, err := w.runner(inv, nil).Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			runID := startThreeSteps(t, w.runner(inv, nil))
 			// First process: dies at the crash point.
 			wctx, cancel := context.WithCancel(ctx)
 			cq := &crashQueue{Queue: w.q, when: c.when, cancel: cancel}
@@ -175,10 +169,7 @@ func TestRunResumesAfterACrash(t *testing.T) {
 func TestRunRepeatsAnUnrecordedStepWithTheSameTaskID(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
-	runID, err := w.runner(inv, nil).Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID := startThreeSteps(t, w.runner(inv, nil))
 	wctx, cancel := context.WithCancel(ctx)
 	inv.before = func(_ context.Context, taskID string) error {
 		if strings.HasSuffix(taskID, "/measure") && inv.count(taskID) == 1 {
