@@ -51,6 +51,9 @@ type Config struct {
 	// NoWordNet turns the index's WordNet expansion off (it is on in
 	// discovery.DefaultOptions).
 	NoWordNet bool
+	// NoWordVectors turns the index's word vector expansion off (it is on
+	// in discovery.DefaultOptions).
+	NoWordVectors bool
 	// VectorWeight, when set, is the hybrid fusion's vector weight
 	// (discovery.Hybrid.VectorWeight; default 1).
 	VectorWeight *float64
@@ -82,9 +85,12 @@ func New(cfg Config) *Service {
 	if cfg.NoWordNet {
 		opts.WordNet.Weight = 0
 	}
+	if cfg.NoWordVectors {
+		opts.WordVectors.Weight = 0
+	}
 	ix, err := discovery.NewIndex(opts)
 	if err != nil {
-		panic(err) // the defaults are valid, with or without WordNet; discovery's tests check it
+		panic(err) // the defaults are valid, with or without WordNet and word vectors; discovery's tests check it
 	}
 	s := &Service{cfg: cfg, ix: ix, hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
 		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}}

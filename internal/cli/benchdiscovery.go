@@ -191,6 +191,10 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.IntVar(&embBatch, "embeddings-batch", 64, "texts per request to the endpoint (with --embeddings-url)")
 	fl.StringVar(&embKeyEnv, "embeddings-key-env", "", "the environment variable holding the endpoint's API key (with --embeddings-url)")
 	fl.IntVar(&opts.WordNet.Senses, "wordnet-senses", opts.WordNet.Senses, "WordNet senses followed per word, most frequent first, 0 for all")
+	fl.Float64Var(&opts.WordVectors.Weight, "word-vector-weight", opts.WordVectors.Weight, "weight of the index words whose GloVe vectors are closest to a query word the index lacks, 0 to turn it off")
+	fl.Float64Var(&opts.WordVectors.MinSimilarity, "word-vector-min-similarity", opts.WordVectors.MinSimilarity, "cosine similarity an index word must reach to be added")
+	fl.IntVar(&opts.WordVectors.MaxTerms, "word-vector-max-terms", opts.WordVectors.MaxTerms, "index words added per query word, the closest first")
+	fl.Float64Var(&opts.WordVectors.MaxDF, "word-vector-max-df", opts.WordVectors.MaxDF, "expand query words in at most this fraction of entries (0: only absent words)")
 	return cmd
 }
 
@@ -239,6 +243,11 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 			wn.Weight, wn.MaxDF, wn.Senses, wn.Derived, wn.Hypernyms, wn.Hyponyms, wn.MaxTerms)
 	} else {
 		fmt.Fprintf(w, "wordnet  off\n")
+	}
+	if wv := o.WordVectors; wv.Weight > 0 {
+		fmt.Fprintf(w, "vectors  weight=%g min-similarity=%g max-terms=%d max-df=%g (GloVe word vectors)\n", wv.Weight, wv.MinSimilarity, wv.MaxTerms, wv.MaxDF)
+	} else {
+		fmt.Fprintf(w, "vectors  off\n")
 	}
 	if b.Embeddings != "" {
 		fmt.Fprintf(w, "hybrid   BM25 fused (RRF) with the vectors of %s, vector weight %g\n", b.Embeddings, b.VectorWeight)

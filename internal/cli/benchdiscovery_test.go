@@ -52,12 +52,12 @@ func TestBenchDiscovery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recall@3") || strings.Contains(out, "heldout") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75 compound-weight=0.5") {
+	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "vectors  weight=0.25 min-similarity=0.45 max-terms=16 max-df=0.005") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75 compound-weight=0.5") {
 		t.Fatalf("not the default ranking: %s", out)
 	}
 	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train",
-		"--wordnet-weight", "0", "--value-weight", "0", "--source-weight", "0", "--compound-weight", "0")
-	if code != 0 || !strings.Contains(out, "wordnet  off") || !strings.Contains(out, "value-weight=0 source-weight=0 compound-weight=0") {
+		"--wordnet-weight", "0", "--value-weight", "0", "--source-weight", "0", "--compound-weight", "0", "--word-vector-weight", "0")
+	if code != 0 || !strings.Contains(out, "wordnet  off") || !strings.Contains(out, "vectors  off") || !strings.Contains(out, "value-weight=0 source-weight=0 compound-weight=0") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train", "--wordnet-weight", "0.5", "--wordnet-senses", "1")
@@ -85,6 +85,10 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--compound-weight", "2"}, "compound weight must be between 0 and 1"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--embeddings-url", "http://127.0.0.1:1", "--embeddings-model", "m", "--embeddings-batch", "0"}, "--embeddings-batch at least 1"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "0.5", "--wordnet-senses", "-1"}, "wordnet senses"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-weight", "2"}, "word vector weight must be between 0 and 1"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-min-similarity", "1.5"}, "word vector min_similarity"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-max-terms", "0"}, "word vector max_terms"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-max-df", "-0.1"}, "word vector max_df"},
 	} {
 		code, _, errOut := sluice(t, "", append([]string{"bench", "discovery"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
 		Store:     config.Store{DSN: "sqlite"},
-		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true},
+		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true},
 		Agents:    config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -452,5 +452,21 @@ func TestDiscoveryWordNet(t *testing.T) {
 	_ = os.WriteFile(path, []byte("discovery:\n  wordnet: maybe\n"), 0o644)
 	if _, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), "discovery.wordnet") {
 		t.Fatalf("wordnet: maybe: %v", err)
+	}
+}
+
+func TestDiscoveryWordVectors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	_ = os.WriteFile(path, []byte("discovery:\n  word_vectors: false\n"), 0o644)
+	cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Discovery.WordVectors || !config.Defaults().Discovery.WordVectors {
+		t.Fatalf("word_vectors: %v in the file's config, %v by default", cfg.Discovery.WordVectors, config.Defaults().Discovery.WordVectors)
+	}
+	_ = os.WriteFile(path, []byte("discovery:\n  word_vectors: maybe\n"), 0o644)
+	if _, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), "discovery.word_vectors") {
+		t.Fatalf("word_vectors: maybe: %v", err)
 	}
 }

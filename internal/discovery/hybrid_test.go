@@ -97,9 +97,9 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	var n atomic.Int32
 	srv := fakeServer(t, "sk-test-123", &n)
 	emb := &discovery.OpenAIEmbedder{BaseURL: srv.URL + "/", Model: "fake-embed", APIKey: "sk-test-123", MaxBatch: 3}
-	// Without WordNet, which would widen automobile to car.
+	// Without WordNet and word vectors, which would widen automobile to car.
 	o := discovery.DefaultOptions()
-	o.WordNet.Weight = 0
+	o.WordNet.Weight, o.WordVectors.Weight = 0, 0
 	ix, err := discovery.NewIndex(o)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +266,14 @@ func TestHybridZeroVectors(t *testing.T) {
 			return bagOfWords(text)
 		}
 	}
-	h := discovery.NewHybrid(discovery.New(), zeroFor("forecast"), nil)
+	// Without word vectors, which would widen rain to weather.
+	o := discovery.DefaultOptions()
+	o.WordVectors.Weight = 0
+	ix, err := discovery.NewIndex(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := discovery.NewHybrid(ix, zeroFor("forecast"), nil)
 	if err := h.Upsert(context.Background(), hybridEntries()...); err != nil {
 		t.Fatal(err)
 	}

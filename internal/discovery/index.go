@@ -30,6 +30,7 @@ type Index struct {
 	qstop   map[string]bool // query-only stop words
 	exp     map[string][]string
 	wn      *wordnet.Thesaurus // nil when the WordNet expansion is off
+	wv      *wordVectors       // nil when the word vector expansion is off
 
 	mu  sync.Mutex // serializes writers
 	cur atomic.Pointer[snapshot]
@@ -83,6 +84,9 @@ type snapshot struct {
 	// sources is the index of the aggregate docs of sources (sources.go),
 	// nil unless Options.SourceWeight is set.
 	sources *snapshot
+	// vocab lists the terms of s that have word vectors, built on the
+	// first search that needs it (nil in the empty snapshot).
+	vocab *vectorVocab
 }
 
 // New returns an empty index with DefaultOptions.
@@ -127,6 +131,13 @@ func NewIndex(o Options) (*Index, error) {
 			return nil, fmt.Errorf("discovery options: loading wordnet: %w", err)
 		}
 		ix.wn = wn
+	}
+	if o.WordVectors.Weight > 0 {
+		wv, err := loadWordVectors(o.Stemmer, stem)
+		if err != nil {
+			return nil, fmt.Errorf("discovery options: loading word vectors: %w", err)
+		}
+		ix.wv = wv
 	}
 	if len(o.QueryStopWords) > 0 {
 		ix.qstop = map[string]bool{}
@@ -373,7 +384,7 @@ func liveDocs(st *segState) []*doc {
 }
 
 func newSnapshot(segs []segState) *snapshot {
-	s := &snapshot{segs: segs}
+	s := &snapshot{segs: segs, vocab: new(vectorVocab)}
 	for i := range segs {
 		st := &segs[i]
 		s.n += st.live()

@@ -66,6 +66,10 @@ type Options struct {
 	// WordNet widens query words the index lacks with related words from
 	// the WordNet thesaurus (wordnet.go); off when its Weight is 0.
 	WordNet WordNetOptions `json:"wordnet"`
+	// WordVectors widens query words the index lacks with the index's
+	// words whose GloVe vectors are closest (wordvectors.go); off when its
+	// Weight is 0.
+	WordVectors WordVectorOptions `json:"word_vectors"`
 }
 
 // DefaultOptions are the ranking parameters chosen on the training sets of
@@ -89,6 +93,7 @@ func DefaultOptions() Options {
 		SourceWeight:    0.75,
 		CompoundWeight:  0.5,
 		WordNet:         DefaultWordNet,
+		WordVectors:     DefaultWordVectors,
 	}
 }
 
@@ -135,6 +140,9 @@ func (o *Options) check() error {
 		return fmt.Errorf("discovery options: source weight must be a number >= 0, got %v", o.SourceWeight)
 	}
 	if err := o.WordNet.check(); err != nil {
+		return err
+	}
+	if err := o.WordVectors.check(); err != nil {
 		return err
 	}
 	if _, ok := stemmerByName(o.Stemmer); !ok {

@@ -66,6 +66,9 @@ func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
 	if ix.wn != nil {
 		terms = ix.expandWordNet(s, q, terms)
 	}
+	if ix.wv != nil {
+		terms = ix.expandWordVectors(s, q, terms)
+	}
 	terms = s.termStats(terms)
 	if len(terms) == 0 {
 		return nil

@@ -252,7 +252,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		return names, err
 	}
 	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog, Agents: agentNames,
-		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, VectorWeight: &vectorWeight, NoWordNet: !cfg.Discovery.WordNet, Logger: log.With("component", "catalog")})
+		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, VectorWeight: &vectorWeight, NoWordNet: !cfg.Discovery.WordNet, NoWordVectors: !cfg.Discovery.WordVectors, Logger: log.With("component", "catalog")})
 	if err := cat.Load(ctx); err != nil {
 		return nil, err
 	}

@@ -120,6 +120,7 @@ func TestDiscoveryWithEmbeddings(t *testing.T) {
 	}{{false, 1}, {true, 1}, {true, 0}} {
 		hybrid := tc.hybrid && tc.weight > 0
 		s := newServer(t, func(c *config.Config) {
+			c.Discovery.WordVectors = false // which would widen dog to pet: this is about the embeddings
 			if tc.hybrid {
 				// Batches of 2: the fake endpoint refuses more.
 				c.Discovery.Embeddings = config.Embeddings{URL: emb.URL, Model: "fake", VectorWeight: tc.weight, Timeout: 5 * time.Second, Batch: 2}
@@ -141,8 +142,21 @@ func TestDiscoveryWithEmbeddings(t *testing.T) {
 // discovery.wordnet: on by default, a query word the catalog lacks finds
 // the entries of its WordNet synonym; off, it finds nothing.
 func TestDiscoveryWordNetSetting(t *testing.T) {
+	testExpansionSetting(t, "wordnet", func(c *config.Config, on bool) { c.Discovery.WordNet, c.Discovery.WordVectors = on, false })
+}
+
+// discovery.word_vectors: on by default, a query word the catalog lacks
+// finds the entries of the catalog's words closest to it; off, nothing.
+func TestDiscoveryWordVectorsSetting(t *testing.T) {
+	testExpansionSetting(t, "word_vectors", func(c *config.Config, on bool) { c.Discovery.WordNet, c.Discovery.WordVectors = false, on })
+}
+
+// testExpansionSetting checks that "automobiles" finds the fleet's cars
+// with the expansion set turns on, and nothing with it off.
+func testExpansionSetting(t *testing.T, name string, set func(c *config.Config, on bool)) {
+	t.Helper()
 	for _, on := range []bool{true, false} {
-		s := newServer(t, func(c *config.Config) { c.Discovery.WordNet = on })
+		s := newServer(t, func(c *config.Config) { set(c, on) })
 		up := upstreamJSON(t, `{}`)
 		doc := strings.ReplaceAll(crmOpenAPI(up.URL), `"/customers/{id}/notes"`, `"/fleet/cars":{"get":{"operationId":"listCars","summary":"List the cars of the fleet","responses":{"200":{"description":"ok"}}}},"/customers/{id}/notes"`)
 		s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "crm", "document": doc}).want(t, http.StatusCreated)
@@ -151,7 +165,7 @@ func TestDiscoveryWordNetSetting(t *testing.T) {
 		res, _ := k.get("results").([]any)
 		found := len(res) == 1 && res[0].(map[string]any)["id"] == "crm.listCars"
 		if found != on {
-			t.Fatalf("wordnet %v: %s", on, k.raw)
+			t.Fatalf("%s %v: %s", name, on, k.raw)
 		}
 	}
 }

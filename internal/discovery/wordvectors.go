@@ -1,0 +1,221 @@
+package discovery
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/sluicehq/sluice/internal/discovery/wordvec"
+)
+
+// WordVectorOptions set the query expansion by word vectors (package
+// wordvec, GloVe): a query word the index holds in few entries or in none
+// is widened with the index's words whose vectors are closest to its own,
+// at a reduced weight. Like the WordNet expansion it is general English,
+// not fitted to a catalog, and stays lexical: the words it adds are
+// searched with BM25 like any other. Query time only.
+type WordVectorOptions struct {
+	// Weight scales an added word's score against the query word's own
+	// (0..1); 0 turns the expansion off (and the table is never loaded).
+	Weight float64 `json:"weight"`
+	// MinSimilarity is the cosine similarity an index word's vector must
+	// reach to be added (0..1).
+	MinSimilarity float64 `json:"min_similarity"`
+	// MaxTerms bounds the words one query word adds, the closest first.
+	MaxTerms int `json:"max_terms"`
+	// MaxDF: a query word is expanded when it occurs in at most this
+	// fraction of the entries (0..1; 0 expands only words absent from the
+	// index).
+	MaxDF float64 `json:"max_df"`
+}
+
+// DefaultWordVectors are the settings chosen on the training sets
+// (docs/discovery.md).
+var DefaultWordVectors = WordVectorOptions{Weight: 0.25, MinSimilarity: 0.45, MaxTerms: 16, MaxDF: 0.005}
+
+func (w *WordVectorOptions) check() error {
+	if !(w.Weight >= 0 && w.Weight <= 1) {
+		return fmt.Errorf("discovery options: word vector weight must be between 0 and 1, got %v", w.Weight)
+	}
+	if w.Weight == 0 {
+		return nil
+	}
+	if !(w.MinSimilarity >= 0 && w.MinSimilarity <= 1) {
+		return fmt.Errorf("discovery options: word vector min_similarity must be between 0 and 1, got %v", w.MinSimilarity)
+	}
+	if w.MaxTerms <= 0 || w.MaxTerms > MaxQueryTerms {
+		return fmt.Errorf("discovery options: word vector max_terms must be 1..%d, got %d", MaxQueryTerms, w.MaxTerms)
+	}
+	if !(w.MaxDF >= 0 && w.MaxDF <= 1) {
+		return fmt.Errorf("discovery options: word vector max_df must be between 0 and 1, got %v", w.MaxDF)
+	}
+	return nil
+}
+
+// wordVectors is the table as one index's analysis sees it.
+type wordVectors struct {
+	tab *wordvec.Table
+	// byStem maps an index term to the table's most frequent word that
+	// analyzes to it: the vector of "invoic" is the vector of "invoice".
+	byStem map[string]int32
+}
+
+// loadedWordVectors caches the stem maps per stemmer: a process builds
+// many indexes (one per catalog, and the tests), rarely with more than one
+// stemmer.
+var loadedWordVectors sync.Map // stemmer name -> func() (*wordVectors, error)
+
+func loadWordVectors(stemmer string, stem func(string) string) (*wordVectors, error) {
+	f, _ := loadedWordVectors.LoadOrStore(stemmer, sync.OnceValues(func() (*wordVectors, error) {
+		tab, err := wordvec.Default()
+		if err != nil {
+			return nil, err
+		}
+		wv := &wordVectors{tab: tab, byStem: make(map[string]int32, tab.Len())}
+		var toks []string
+		for i := range int32(tab.Len()) {
+			toks = appendTokens(toks[:0], tab.Word(i), stem)
+			if len(toks) != 1 {
+				continue // a stop word
+			}
+			if _, ok := wv.byStem[toks[0]]; !ok {
+				wv.byStem[toks[0]] = i // words come most frequent first
+			}
+		}
+		return wv, nil
+	}))
+	return f.(func() (*wordVectors, error))()
+}
+
+// vectorVocab is the list of a snapshot's terms that have vectors, with
+// their table rows, built once per snapshot on first use.
+type vectorVocab struct {
+	once  sync.Once
+	terms []string
+	vecs  []int8 // len(terms) × dims, copied from the table so the scan reads memory in order
+
+	// near caches the closest terms found per query word: the scan costs
+	// about 60 ns per term of the vocabulary (a millisecond at 17,000
+	// terms), and agents ask with the same words again and again.
+	mu   sync.Mutex
+	near map[string][]string
+}
+
+// maxNearCache bounds the query words whose closest terms one snapshot
+// remembers; when full, it starts over.
+const maxNearCache = 1024
+
+func (s *snapshot) vectorVocab(wv *wordVectors) *vectorVocab {
+	v := s.vocab
+	if v == nil {
+		return nil
+	}
+	v.once.Do(func() {
+		seen := map[string]bool{}
+		for i := range s.segs {
+			for t := range s.segs[i].seg.postings {
+				if seen[t] {
+					continue
+				}
+				seen[t] = true
+				if row, ok := wv.byStem[t]; ok {
+					v.terms = append(v.terms, t)
+					v.vecs = append(v.vecs, wv.tab.Vector(row)...)
+				}
+			}
+		}
+	})
+	return v
+}
+
+// expandWordVectors adds to terms, for each query word that is rare or
+// absent in s, the terms of s whose vectors are closest to the word's.
+func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []termStat {
+	o := &ix.opts.WordVectors
+	limit := o.MaxDF * float64(s.total)
+	minDot := int32(math.Ceil(o.MinSimilarity * wordvec.Scale * wordvec.Scale))
+	var vocab *vectorVocab
+	var toks []string
+	for _, w := range q.words {
+		toks = appendTokensStop(toks[:0], w, ix.stem, ix.qstop)
+		if len(toks) != 1 || !containsTerm(terms, toks[0]) {
+			continue
+		}
+		t := toks[0]
+		if df := s.df(t); df > 0 && float64(df) > limit {
+			continue
+		}
+		row, ok := ix.wv.tab.Lookup(w)
+		if !ok {
+			if row, ok = ix.wv.byStem[t]; !ok {
+				continue
+			}
+		}
+		if vocab == nil {
+			if vocab = s.vectorVocab(ix.wv); vocab == nil {
+				return terms
+			}
+		}
+		for _, n := range vocab.closest(w, t, ix.wv.tab.Vector(row), minDot, o.MaxTerms) {
+			if !containsTerm(terms, n) {
+				terms = append(terms, termStat{term: n, weight: o.Weight})
+			}
+		}
+	}
+	return terms
+}
+
+// closest returns the at most max terms of v, other than t, whose vectors
+// are closest to qv (the vector of query word w, which analyzes to t) with
+// a dot product of at least minDot, the closest first.
+func (v *vectorVocab) closest(w, t string, qv []int8, minDot int32, max int) []string {
+	v.mu.Lock()
+	out, ok := v.near[w]
+	v.mu.Unlock()
+	if ok {
+		return out
+	}
+	dims := len(qv)
+	var near []nearTerm
+	for i := range v.terms {
+		d := wordvec.Dot(qv, v.vecs[i*dims:(i+1)*dims])
+		if d < minDot || v.terms[i] == t {
+			continue
+		}
+		near = insertNear(near, nearTerm{v.terms[i], d}, max)
+	}
+	out = make([]string, len(near))
+	for i, n := range near {
+		out[i] = n.term
+	}
+	v.mu.Lock()
+	if v.near == nil || len(v.near) >= maxNearCache {
+		v.near = map[string][]string{}
+	}
+	v.near[w] = out
+	v.mu.Unlock()
+	return out
+}
+
+type nearTerm struct {
+	term string
+	dot  int32
+}
+
+// insertNear keeps near sorted by closeness, ties by term, and at most max
+// long.
+func insertNear(near []nearTerm, n nearTerm, max int) []nearTerm {
+	i := len(near)
+	for i > 0 && (near[i-1].dot < n.dot || near[i-1].dot == n.dot && near[i-1].term > n.term) {
+		i--
+	}
+	if i == max {
+		return near
+	}
+	if len(near) < max {
+		near = append(near, nearTerm{})
+	}
+	copy(near[i+1:], near[i:len(near)-1])
+	near[i] = n
+	return near
+}
