@@ -100,7 +100,9 @@ func Decode(r io.Reader) (*Table, error) {
 	if err2 != nil || n < 0 || n > MaxWords {
 		return nil, fmt.Errorf("wordvec: line 1 (header): words must be 0..%d, got %.20q", MaxWords, f[2])
 	}
-	t := &Table{dims: dims, words: make([]string, 0, n), index: make(map[string]int32, n)}
+	// Sized by what arrives, not by what the header claims: a short input
+	// must not make the decoder allocate for a million words.
+	t := &Table{dims: dims, index: map[string]int32{}}
 	for i := range n {
 		line := i + 2
 		word, err := readLine(br)
@@ -116,12 +118,19 @@ func Decode(r io.Reader) (*Table, error) {
 		t.index[word] = int32(i)
 		t.words = append(t.words, word)
 	}
-	buf := make([]byte, n*dims)
-	if got, err := io.ReadFull(br, buf); err != nil {
-		return nil, fmt.Errorf("wordvec: vectors: want %d bytes (%d words × %d dimensions), got %d", len(buf), n, dims, got)
-	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("wordvec: vectors: data after the %d bytes of %d words × %d dimensions", len(buf), n, dims)
+	want := n * dims
+	// At most 8 MiB up front (the embedded table's 5 MB fit); more grows
+	// with what arrives.
+	bb := bytes.NewBuffer(make([]byte, 0, min(want+1, 8<<20)))
+	_, err = bb.ReadFrom(io.LimitReader(br, int64(want)+1))
+	buf := bb.Bytes()
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("wordvec: vectors: %w", err)
+	case len(buf) < want:
+		return nil, fmt.Errorf("wordvec: vectors: want %d bytes (%d words × %d dimensions), got %d", want, n, dims, len(buf))
+	case len(buf) > want:
+		return nil, fmt.Errorf("wordvec: vectors: data after the %d bytes of %d words × %d dimensions", want, n, dims)
 	}
 	t.vecs = make([]int8, len(buf))
 	for i, b := range buf {
