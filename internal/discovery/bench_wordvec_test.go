@@ -54,6 +54,27 @@ func BenchmarkSearchWordVectors(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchAfterWrite: one upsert, then one search with a word the
+// index lacks, over the wide 10,000 entries. The first such search of a
+// snapshot lists the index's terms that have vectors; compare with
+// BenchmarkUpsertOne10k and the cold search above for its share.
+func BenchmarkSearchAfterWrite(b *testing.B) {
+	es, qs := wideVocabulary(b, 10000, 64)
+	ix := discovery.New()
+	if err := ix.Upsert(es...); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		e := es[i%len(es)]
+		e.Summary += " changed"
+		if err := ix.Upsert(e); err != nil {
+			b.Fatal(err)
+		}
+		ix.Search(qs[i%len(qs)], nil, 5)
+	}
+}
+
 // wideVocabulary returns n synthetic entries whose words are drawn (Zipf)
 // from the even-numbered words of the vector table, and nq queries of
 // three words: two drawn likewise and one the index lacks (odd-numbered),

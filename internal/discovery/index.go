@@ -31,6 +31,7 @@ type Index struct {
 	exp     map[string][]string
 	wn      *wordnet.Thesaurus // nil when the WordNet expansion is off
 	wv      *wordVectors       // nil when the word vector expansion is off
+	vocab   vocabulary         // the terms with vectors, when wv is set
 
 	mu  sync.Mutex // serializes writers
 	cur atomic.Pointer[snapshot]
@@ -84,8 +85,8 @@ type snapshot struct {
 	// sources is the index of the aggregate docs of sources (sources.go),
 	// nil unless Options.SourceWeight is set.
 	sources *snapshot
-	// vocab lists the terms of s that have word vectors, built on the
-	// first search that needs it (nil in the empty snapshot).
+	// vocab is the index's terms that have word vectors, nil when the
+	// expansion is off and in the empty index.
 	vocab *vectorVocab
 }
 
@@ -271,6 +272,9 @@ func (ix *Index) apply(docs []*doc, whole *segKey, remove []Key) int {
 	old := ix.cur.Load()
 	segs, deleted, touched := edit(slices.Clone(old.segs), docs, whole, remove)
 	s := newSnapshot(compact(segs))
+	if ix.wv != nil {
+		s.vocab = ix.vocab.add(ix.wv, docs)
+	}
 	s.sources = old.sources
 	if ix.opts.SourceWeight > 0 && len(touched) > 0 {
 		s.sources = updateSources(old.sources, s, touched)
@@ -384,7 +388,7 @@ func liveDocs(st *segState) []*doc {
 }
 
 func newSnapshot(segs []segState) *snapshot {
-	s := &snapshot{segs: segs, vocab: new(vectorVocab)}
+	s := &snapshot{segs: segs}
 	for i := range segs {
 		st := &segs[i]
 		s.n += st.live()

@@ -87,10 +87,10 @@ func loadWordVectors(stemmer string, stem func(string) string) (*wordVectors, er
 	return f.(func() (*wordVectors, error))()
 }
 
-// vectorVocab is the list of a snapshot's terms that have vectors, with
-// their table rows, built once per snapshot on first use.
+// vectorVocab is what one snapshot sees of the index's terms that have
+// vectors: a prefix of the append-only list the writers keep (vocabulary),
+// and the closest terms found per query word.
 type vectorVocab struct {
-	once  sync.Once
 	terms []string
 	vecs  []int8 // len(terms) × dims, copied from the table so the scan reads memory in order
 
@@ -105,27 +105,36 @@ type vectorVocab struct {
 // remembers; when full, it starts over.
 const maxNearCache = 1024
 
-func (s *snapshot) vectorVocab(wv *wordVectors) *vectorVocab {
-	v := s.vocab
-	if v == nil {
-		return nil
+// vocabulary is every term that had a vector in any snapshot of an index,
+// in the order they came. Only writers (under Index.mu) touch it. It only
+// grows, so a snapshot's prefix of it never changes; a term whose entries
+// have all gone stays, and a search skips it (its df is 0). It is bounded
+// by the table's stems (about 34,000).
+type vocabulary struct {
+	has   map[string]bool
+	terms []string
+	vecs  []int8
+}
+
+// add appends the terms of docs that have vectors and are new, and returns
+// the snapshot's view of the list.
+func (v *vocabulary) add(wv *wordVectors, docs []*doc) *vectorVocab {
+	if v.has == nil {
+		v.has = map[string]bool{}
 	}
-	v.once.Do(func() {
-		seen := map[string]bool{}
-		for i := range s.segs {
-			for t := range s.segs[i].seg.postings {
-				if seen[t] {
-					continue
-				}
-				seen[t] = true
-				if row, ok := wv.byStem[t]; ok {
-					v.terms = append(v.terms, t)
-					v.vecs = append(v.vecs, wv.tab.Vector(row)...)
-				}
+	for _, d := range docs {
+		for _, t := range d.terms {
+			if v.has[t.term] {
+				continue
+			}
+			if row, ok := wv.byStem[t.term]; ok {
+				v.has[t.term] = true
+				v.terms = append(v.terms, t.term)
+				v.vecs = append(v.vecs, wv.tab.Vector(row)...)
 			}
 		}
-	})
-	return v
+	}
+	return &vectorVocab{terms: v.terms[:len(v.terms):len(v.terms)], vecs: v.vecs[:len(v.vecs):len(v.vecs)]}
 }
 
 // expandWordVectors adds to terms, for each query word that is rare or
@@ -134,7 +143,9 @@ func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []ter
 	o := &ix.opts.WordVectors
 	limit := o.MaxDF * float64(s.total)
 	minDot := int32(math.Ceil(o.MinSimilarity * wordvec.Scale * wordvec.Scale))
-	var vocab *vectorVocab
+	if s.vocab == nil {
+		return terms // the empty index
+	}
 	var toks []string
 	for _, w := range q.words {
 		toks = appendTokensStop(toks[:0], w, ix.stem, ix.qstop)
@@ -151,12 +162,7 @@ func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []ter
 				continue
 			}
 		}
-		if vocab == nil {
-			if vocab = s.vectorVocab(ix.wv); vocab == nil {
-				return terms
-			}
-		}
-		for _, n := range vocab.closest(w, t, ix.wv.tab.Vector(row), minDot, o.MaxTerms) {
+		for _, n := range s.vocab.closest(s, w, t, ix.wv.tab.Vector(row), minDot, o.MaxTerms) {
 			if !containsTerm(terms, n) {
 				terms = append(terms, termStat{term: n, weight: o.Weight})
 			}
@@ -165,10 +171,10 @@ func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []ter
 	return terms
 }
 
-// closest returns the at most max terms of v, other than t, whose vectors
-// are closest to qv (the vector of query word w, which analyzes to t) with
-// a dot product of at least minDot, the closest first.
-func (v *vectorVocab) closest(w, t string, qv []int8, minDot int32, max int) []string {
+// closest returns the at most max terms of v that s holds, other than t,
+// whose vectors are closest to qv (the vector of query word w, which
+// analyzes to t) with a dot product of at least minDot, the closest first.
+func (v *vectorVocab) closest(s *snapshot, w, t string, qv []int8, minDot int32, max int) []string {
 	v.mu.Lock()
 	out, ok := v.near[w]
 	v.mu.Unlock()
@@ -179,7 +185,7 @@ func (v *vectorVocab) closest(w, t string, qv []int8, minDot int32, max int) []s
 	var near []nearTerm
 	for i := range v.terms {
 		d := wordvec.Dot(qv, v.vecs[i*dims:(i+1)*dims])
-		if d < minDot || v.terms[i] == t {
+		if d < minDot || v.terms[i] == t || s.df(v.terms[i]) == 0 {
 			continue
 		}
 		near = insertNear(near, nearTerm{v.terms[i], d}, max)

@@ -127,10 +127,10 @@ func TestWordVectorsFollowWrites(t *testing.T) {
 func TestWordVectorCacheBound(t *testing.T) {
 	ix := wvIndex(t, func(o *WordVectorOptions) { o.MaxDF = 1 })
 	s := ix.cur.Load()
-	v := s.vectorVocab(ix.wv)
+	v := s.vocab
 	for i := range maxNearCache + 10 {
 		w := ix.wv.tab.Word(int32(i))
-		v.closest(w, ix.stem(w), ix.wv.tab.Vector(int32(i)), 0, 4)
+		v.closest(s, w, ix.stem(w), ix.wv.tab.Vector(int32(i)), 0, 4)
 		if len(v.near) > maxNearCache {
 			t.Fatalf("%d words cached", len(v.near))
 		}
