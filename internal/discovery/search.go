@@ -19,13 +19,20 @@ func (ix *Index) Search(query string, filter Filter, k int) []Hit {
 
 // parse parses a query with the index's analysis.
 func (ix *Index) parse(query string) Query {
-	q := parseQueryStop(query, ix.stem, ix.qstop)
+	if ix.opts.ValueWeight == 0 {
+		q := parseQueryStop(query, ix.stem, ix.qstop)
+		if !ix.opts.KeepNumbers {
+			q.Terms = slices.DeleteFunc(q.Terms, allDigits)
+		}
+		return q
+	}
+	// Values are searched by their type words, and the opaque ones not by
+	// their characters.
+	q := parseQueryStop(maskOpaque(query), ix.stem, ix.qstop)
 	if !ix.opts.KeepNumbers {
 		q.Terms = slices.DeleteFunc(q.Terms, allDigits)
 	}
-	if ix.opts.ValueWeight > 0 {
-		q.values = valueTerms(query, ix.stem)
-	}
+	q.values = valueTerms(query, ix.stem)
 	return q
 }
 

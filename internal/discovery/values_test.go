@@ -23,10 +23,17 @@ func TestValueWords(t *testing.T) {
 		{"text +1 (415) 555-0100", []string{"phone", "number"}},
 		{"block 10.0.0.12", []string{"ip", "address"}},
 		{"open https://example.com/page", []string{"url", "link"}},
+		{"call 415-555-0199", []string{"phone", "number"}},
+		{"call (415) 555 0199", []string{"phone", "number"}},
+		{"post in #deploys that it is out", []string{"channel"}},
+		{"#q3-campaign is done", []string{"channel"}},
 		// No value: nothing added. A version, a count or an id is not one.
 		{"list open bugs", nil},
 		{"upgrade to v2.1 and keep 30 items", nil},
 		{"ticket 4521", nil},
+		{"ticket #4521 and issue#12", nil},
+		{"hire a C# developer", nil},
+		{"order 12345678", nil},
 	}
 	for _, c := range cases {
 		got := valueWords(c.query)
@@ -92,5 +99,34 @@ func TestValueOnlyQuery(t *testing.T) {
 	// A query of qualifiers only still lists.
 	if hits := off.Search("kind:operation", nil, 5); len(hits) != 2 || hits[0].Score != 0 {
 		t.Fatalf("qualifiers only: %+v", hits)
+	}
+}
+
+// The characters of an opaque value (an email address, a URL, an IP
+// address, a phone number, a #channel) are not searched: "jane" and "acme"
+// name nothing. Its type words are; with values off, the text is as typed.
+func TestOpaqueValuesMasked(t *testing.T) {
+	ix := New()
+	q := ix.parse("find the contact for jane@acme.com and post it in #deploys, see https://wiki.example.org/x")
+	for _, w := range []string{"jane", "acm", "deploy", "wiki", "exampl", "org"} {
+		if slices.Contains(q.Terms, w) {
+			t.Errorf("%q searched: %v", w, q.Terms)
+		}
+	}
+	for _, w := range []string{"find", "contact", "post"} {
+		if !slices.Contains(q.Terms, w) {
+			t.Errorf("%q not searched: %v", w, q.Terms)
+		}
+	}
+	for _, w := range []string{"email", "address", "channel", "url"} {
+		if !slices.Contains(q.values, w) {
+			t.Errorf("type word %q missing: %v", w, q.values)
+		}
+	}
+	o := DefaultOptions()
+	o.ValueWeight = 0
+	off, _ := NewIndex(o)
+	if q := off.parse("jane@acme.com"); !slices.Contains(q.Terms, "jane") || len(q.values) != 0 {
+		t.Fatalf("values off: %v %v", q.Terms, q.values)
 	}
 }
