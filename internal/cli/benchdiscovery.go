@@ -195,6 +195,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.Float64Var(&opts.WordVectors.MinSimilarity, "word-vector-min-similarity", opts.WordVectors.MinSimilarity, "cosine similarity an index word must reach to be added")
 	fl.IntVar(&opts.WordVectors.MaxTerms, "word-vector-max-terms", opts.WordVectors.MaxTerms, "index words added per query word, the closest first")
 	fl.Float64Var(&opts.WordVectors.MaxDF, "word-vector-max-df", opts.WordVectors.MaxDF, "expand query words in at most this fraction of entries (0: only absent words)")
+	fl.Float64Var(&opts.WordVectors.AddedMaxDF, "word-vector-added-max-df", opts.WordVectors.AddedMaxDF, "add only index words in at most this fraction of entries (or in one)")
 	return cmd
 }
 
@@ -245,7 +246,7 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 		fmt.Fprintf(w, "wordnet  off\n")
 	}
 	if wv := o.WordVectors; wv.Weight > 0 {
-		fmt.Fprintf(w, "vectors  weight=%g min-similarity=%g max-terms=%d max-df=%g (GloVe word vectors)\n", wv.Weight, wv.MinSimilarity, wv.MaxTerms, wv.MaxDF)
+		fmt.Fprintf(w, "vectors  weight=%g min-similarity=%g max-terms=%d max-df=%g added-max-df=%g (GloVe word vectors)\n", wv.Weight, wv.MinSimilarity, wv.MaxTerms, wv.MaxDF, wv.AddedMaxDF)
 	} else {
 		fmt.Fprintf(w, "vectors  off\n")
 	}

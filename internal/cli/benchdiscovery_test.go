@@ -52,7 +52,7 @@ func TestBenchDiscovery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recall@3") || strings.Contains(out, "heldout") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "vectors  weight=0.25 min-similarity=0.45 max-terms=16 max-df=0.005") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75 compound-weight=0.5") {
+	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "vectors  weight=0.25 min-similarity=0.45 max-terms=16 max-df=0.005 added-max-df=0.1") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75 compound-weight=0.5") {
 		t.Fatalf("not the default ranking: %s", out)
 	}
 	code, out, _ = sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train",
@@ -89,6 +89,7 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-min-similarity", "1.5"}, "word vector min_similarity"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-max-terms", "0"}, "word vector max_terms"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-max-df", "-0.1"}, "word vector max_df"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--word-vector-added-max-df", "0"}, "word vector added_max_df"},
 	} {
 		code, _, errOut := sluice(t, "", append([]string{"bench", "discovery"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -12,7 +12,8 @@ import (
 
 // BenchmarkSearchWordVectors compares, in one run, searches with the word
 // vector expansion on (the default) and off: over the shipped catalog
-// (its queries), and over 10,000 entries written in a wide vocabulary (the
+// (its queries), the 10,000 synthetic entries of BenchmarkSearch10k (no
+// filter), and 10,000 entries written in a wide vocabulary (the
 // worst case: every word of the index has a vector, so the scan for the
 // words closest to a query word the index lacks visits them all). On the
 // wide index, "cold" queries each hold a word the index lacks that no
@@ -32,7 +33,7 @@ func BenchmarkSearchWordVectors(b *testing.B) {
 		name    string
 		entries []discovery.Entry
 		queries []string
-	}{{"dataset", es, queries}, {"wide10k-cold", wide, cold}, {"wide10k-warm", wide, cold[:64]}} {
+	}{{"dataset", es, queries}, {"synthetic10k", synthetic(10000), benchQueries}, {"wide10k-cold", wide, cold}, {"wide10k-warm", wide, cold[:64]}} {
 		for _, o := range []struct {
 			name string
 			o    discovery.Options

@@ -66,11 +66,12 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatal(err)
 		}
 		ix.SearchQuery(q, nil, 3)
-		// And with the WordNet expansion, value words and source context,
-		// on an index that holds the query's own words (so related words
-		// can be found in it).
+		// And with the WordNet and word vector expansions (of every word,
+		// present or not), value words and source context, on an index that
+		// holds the query's own words (so related words can be found in it).
 		o := DefaultOptions()
 		o.WordNet.Weight, o.WordNet.Hypernyms, o.WordNet.Hyponyms, o.WordNet.Senses = 0.5, true, true, 0
+		o.WordVectors.MaxDF, o.WordVectors.MinSimilarity = 1, 0.3
 		wix, err := NewIndex(o)
 		if err != nil {
 			t.Fatal(err)

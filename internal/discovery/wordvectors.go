@@ -27,11 +27,15 @@ type WordVectorOptions struct {
 	// fraction of the entries (0..1; 0 expands only words absent from the
 	// index).
 	MaxDF float64 `json:"max_df"`
+	// AddedMaxDF: an index word is added only when it occurs in at most
+	// this fraction of the entries (0..1], or in one. A word most entries
+	// hold (get, list) says little and costs the most to score.
+	AddedMaxDF float64 `json:"added_max_df"`
 }
 
 // DefaultWordVectors are the settings chosen on the training sets
 // (docs/discovery.md).
-var DefaultWordVectors = WordVectorOptions{Weight: 0.25, MinSimilarity: 0.45, MaxTerms: 16, MaxDF: 0.005}
+var DefaultWordVectors = WordVectorOptions{Weight: 0.25, MinSimilarity: 0.45, MaxTerms: 16, MaxDF: 0.005, AddedMaxDF: 0.1}
 
 func (w *WordVectorOptions) check() error {
 	if !(w.Weight >= 0 && w.Weight <= 1) {
@@ -48,6 +52,9 @@ func (w *WordVectorOptions) check() error {
 	}
 	if !(w.MaxDF >= 0 && w.MaxDF <= 1) {
 		return fmt.Errorf("discovery options: word vector max_df must be between 0 and 1, got %v", w.MaxDF)
+	}
+	if !(w.AddedMaxDF > 0 && w.AddedMaxDF <= 1) {
+		return fmt.Errorf("discovery options: word vector added_max_df must be above 0 and at most 1, got %v", w.AddedMaxDF)
 	}
 	return nil
 }
@@ -162,7 +169,7 @@ func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []ter
 				continue
 			}
 		}
-		for _, n := range s.vocab.closest(s, w, t, ix.wv.tab.Vector(row), minDot, o.MaxTerms) {
+		for _, n := range s.vocab.closest(s, w, t, ix.wv.tab.Vector(row), minDot, o.MaxTerms, max(o.AddedMaxDF*float64(s.total), 1)) {
 			if !containsTerm(terms, n) {
 				terms = append(terms, termStat{term: n, weight: o.Weight})
 			}
@@ -171,10 +178,11 @@ func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []ter
 	return terms
 }
 
-// closest returns the at most max terms of v that s holds, other than t,
-// whose vectors are closest to qv (the vector of query word w, which
-// analyzes to t) with a dot product of at least minDot, the closest first.
-func (v *vectorVocab) closest(s *snapshot, w, t string, qv []int8, minDot int32, max int) []string {
+// closest returns the at most max terms of v that s holds in at most maxDF
+// entries, other than t, whose vectors are closest to qv (the vector of
+// query word w, which analyzes to t) with a dot product of at least minDot,
+// the closest first.
+func (v *vectorVocab) closest(s *snapshot, w, t string, qv []int8, minDot int32, max int, maxDF float64) []string {
 	v.mu.Lock()
 	out, ok := v.near[w]
 	v.mu.Unlock()
@@ -185,7 +193,10 @@ func (v *vectorVocab) closest(s *snapshot, w, t string, qv []int8, minDot int32,
 	var near []nearTerm
 	for i := range v.terms {
 		d := wordvec.Dot(qv, v.vecs[i*dims:(i+1)*dims])
-		if d < minDot || v.terms[i] == t || s.df(v.terms[i]) == 0 {
+		if d < minDot || v.terms[i] == t {
+			continue
+		}
+		if df := s.df(v.terms[i]); df == 0 || float64(df) > maxDF {
 			continue
 		}
 		near = insertNear(near, nearTerm{v.terms[i], d}, max)

@@ -62,7 +62,7 @@ func TestWordVectorExpansion(t *testing.T) {
 	}
 	// Every added term is in the index, none is the word's own, and each
 	// query word adds at most max_terms.
-	wide := wvIndex(t, func(o *WordVectorOptions) { o.MaxDF = 1 })
+	wide := wvIndex(t, func(o *WordVectorOptions) { o.MaxDF, o.AddedMaxDF = 1, 1 })
 	got := wvExpanded(wide, "file")
 	if len(got) < 3 {
 		t.Fatalf("file, max_df 1: %v", got)
@@ -72,7 +72,7 @@ func TestWordVectorExpansion(t *testing.T) {
 			t.Fatalf("added %q, absent from the index", term)
 		}
 	}
-	one := wvIndex(t, func(o *WordVectorOptions) { o.MaxDF, o.MaxTerms = 1, 1 })
+	one := wvIndex(t, func(o *WordVectorOptions) { o.MaxDF, o.AddedMaxDF, o.MaxTerms = 1, 1, 1 })
 	if got := wvExpanded(one, "file"); len(got) != 2 {
 		t.Fatalf("file, max_terms 1: %v", got)
 	}
@@ -81,6 +81,15 @@ func TestWordVectorExpansion(t *testing.T) {
 		if _, ok := got[term]; !ok {
 			t.Fatalf("max_terms 1 kept %q, not among %v", term, got)
 		}
+	}
+	// A word in more than added_max_df of the entries is not added (list
+	// is in 2 of 5), one in a single entry always is (folder).
+	rare := wvIndex(t, func(o *WordVectorOptions) { o.MaxDF, o.AddedMaxDF = 1, 0.3 })
+	if got := wvExpanded(rare, "file"); got["list"] != 0 || got["folder"] == 0 {
+		t.Fatalf("file, added_max_df 0.3: %v", got)
+	}
+	if got["list"] == 0 {
+		t.Fatalf("file, added_max_df 1 adds no list: %v", got)
 	}
 	// A similarity of 1 is never reached by another word.
 	strict := wvIndex(t, func(o *WordVectorOptions) { o.MaxDF, o.MinSimilarity = 1, 1 })
@@ -130,7 +139,7 @@ func TestWordVectorCacheBound(t *testing.T) {
 	v := s.vocab
 	for i := range maxNearCache + 10 {
 		w := ix.wv.tab.Word(int32(i))
-		v.closest(s, w, ix.stem(w), ix.wv.tab.Vector(int32(i)), 0, 4)
+		v.closest(s, w, ix.stem(w), ix.wv.tab.Vector(int32(i)), 0, 4, 1)
 		if len(v.near) > maxNearCache {
 			t.Fatalf("%d words cached", len(v.near))
 		}
@@ -148,6 +157,8 @@ func TestWordVectorOptionsChecked(t *testing.T) {
 		{func(o *WordVectorOptions) { o.MaxTerms = 0 }, "max_terms"},
 		{func(o *WordVectorOptions) { o.MaxTerms = MaxQueryTerms + 1 }, "max_terms"},
 		{func(o *WordVectorOptions) { o.MaxDF = 1.1 }, "max_df"},
+		{func(o *WordVectorOptions) { o.AddedMaxDF = 0 }, "added_max_df"},
+		{func(o *WordVectorOptions) { o.AddedMaxDF = 1.5 }, "added_max_df"},
 	} {
 		o := DefaultOptions()
 		tc.change(&o.WordVectors)
