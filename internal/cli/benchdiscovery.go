@@ -23,10 +23,17 @@ type discoveryBench struct {
 	IndexBuildMs float64           `json:"index_build_ms"`
 	MeanSearchUs float64           `json:"mean_search_us"`
 	// Embeddings is the model of a hybrid ranking ("": BM25 alone).
-	Embeddings   string                  `json:"embeddings,omitempty"`
-	VectorWeight float64                 `json:"vector_weight,omitempty"`
-	Report       *discovery.Report       `json:"report"`
-	Misses       []discovery.QueryResult `json:"misses,omitempty"`
+	Embeddings   string            `json:"embeddings,omitempty"`
+	VectorWeight float64           `json:"vector_weight,omitempty"`
+	Report       *discovery.Report `json:"report"`
+	Misses       []benchMiss       `json:"misses,omitempty"`
+}
+
+// benchMiss is a query whose relevant entries were not all in the top k,
+// with what BM25 searched for (the terms and the expansions behind them).
+type benchMiss struct {
+	discovery.QueryResult
+	Terms []discovery.QueryTerm `json:"terms"`
 }
 
 func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
@@ -153,7 +160,7 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			if misses {
 				for _, r := range rep.Results {
 					if r.Recall < 1 {
-						out.Misses = append(out.Misses, r)
+						out.Misses = append(out.Misses, benchMiss{r, ix.Explain(r.Query)})
 					}
 				}
 			}
@@ -262,8 +269,32 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 		r.FullAnswerBytes, r.QueryAnswerBytes, r.K, r.AnswerRatio)
 	fmt.Fprintf(w, "search: %.1f µs per query (top %d, mean over the query set)\n", b.MeanSearchUs, r.K)
 	for _, m := range b.Misses {
-		fmt.Fprintf(w, "\nmiss [%s] %q\n  relevant %v (first at rank %d)\n  top      %v\n", m.Split, m.Query, m.Relevant, m.FirstRank, m.Top)
+		fmt.Fprintf(w, "\nmiss [%s] %q\n  relevant %v (first at rank %d)\n  top      %v\n  terms   ", m.Split, m.Query, m.Relevant, m.FirstRank, m.Top)
+		for _, t := range m.Terms {
+			fmt.Fprintf(w, " %s", formatQueryTerm(t))
+		}
+		fmt.Fprintln(w)
 	}
+}
+
+// formatQueryTerm writes a searched term as term×weight, with where an
+// expansion came from and a mark on a term no entry holds:
+// "car×0.25<automobiles:word_vectors", "automobil×1!".
+func formatQueryTerm(t discovery.QueryTerm) string {
+	s := t.Term
+	if t.Weight != 1 {
+		s += "×" + strconv.FormatFloat(t.Weight, 'g', 3, 64)
+	}
+	if t.Via != discovery.ViaQuery {
+		s += "<" + t.From + ":" + t.Via.String()
+		if t.From == "" {
+			s = strings.Replace(s, "<:", "<", 1)
+		}
+	}
+	if t.DF == 0 {
+		s += "!"
+	}
+	return s
 }
 
 // fieldB prints b, or b per field when the options set it.

@@ -52,6 +52,24 @@ func TestBenchDiscovery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recall@3") || strings.Contains(out, "heldout") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
+	// Each miss says what was searched: the query's terms, and each
+	// expansion with the word it came from.
+	if !strings.Contains(out, "\n  terms    ") || !strings.Contains(out, ":word_vectors") {
+		t.Fatalf("misses without their terms: %s", out)
+	}
+	code, jsonOut, _ := sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "train", "--misses", "--json")
+	var missed struct {
+		Misses []struct {
+			Query string
+			Terms []struct {
+				Term, Via, From string
+				Weight          float64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(jsonOut), &missed); code != 0 || err != nil || len(missed.Misses) == 0 || len(missed.Misses[0].Terms) == 0 || missed.Misses[0].Terms[0].Via != "query" {
+		t.Fatalf("exit %d, %v: %s", code, err, jsonOut)
+	}
 	if !strings.Contains(out, "wordnet  weight=0.25 max-df=0 senses=0") || !strings.Contains(out, "vectors  weight=0.25 min-similarity=0.45 max-terms=16 max-df=0.005 added-max-df=0.1") || !strings.Contains(out, "value-weight=0.5 source-weight=0.75 compound-weight=0.5") {
 		t.Fatalf("not the default ranking: %s", out)
 	}

@@ -17,9 +17,9 @@ func (ix *Index) expandCompounds(s *snapshot, q Query, terms []termStat) []termS
 		}
 		return toks[0]
 	}
-	add := func(t string) {
+	add := func(t, from string) {
 		if t != "" && !containsTerm(terms, t) && s.df(t) > 0 {
-			terms = append(terms, termStat{term: t, weight: w})
+			terms = append(terms, termStat{term: t, weight: w, via: ViaCompound, from: from})
 		}
 	}
 	for i, word := range q.words {
@@ -30,14 +30,14 @@ func (ix *Index) expandCompounds(s *snapshot, q Query, terms []termStat) []termS
 				}
 				a, b := single(word[:cut]), single(word[cut:])
 				if a != "" && b != "" && s.df(a) > 0 && s.df(b) > 0 {
-					add(a)
-					add(b)
+					add(a, word)
+					add(b, word)
 					break
 				}
 			}
 		}
 		if i > 0 {
-			add(single(q.words[i-1] + word))
+			add(single(q.words[i-1]+word), q.words[i-1]+" "+word)
 		}
 	}
 	return terms

@@ -66,6 +66,16 @@ func (ix *Index) search(q Query, filter Filter, k int) []Hit {
 
 // rank returns the k best docs of s for the search terms of q, best first.
 func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
+	terms := s.termStats(ix.expandAll(s, q))
+	if len(terms) == 0 {
+		return nil
+	}
+	return ix.score(s, terms, q, filter, k)
+}
+
+// expandAll returns what q searches for in s: its terms and every
+// expansion the options turn on, each term once.
+func (ix *Index) expandAll(s *snapshot, q Query) []termStat {
 	terms := ix.expand(q)
 	if ix.opts.CompoundWeight > 0 {
 		terms = ix.expandCompounds(s, q, terms)
@@ -76,11 +86,7 @@ func (ix *Index) rank(s *snapshot, q Query, filter Filter, k int) []scored {
 	if ix.wv != nil {
 		terms = ix.expandWordVectors(s, q, terms)
 	}
-	terms = s.termStats(terms)
-	if len(terms) == 0 {
-		return nil
-	}
-	return ix.score(s, terms, q, filter, k)
+	return terms
 }
 
 // score ranks the docs of s for weighted terms with BM25F and returns the
@@ -157,6 +163,8 @@ type termStat struct {
 	term   string
 	weight float64 // 1 for a query word, SynonymWeight for a synonym
 	idf    float64
+	via    Via    // why the query searches for it (Explain)
+	from   string // the query word or term it came from, for an expansion
 }
 
 // expand returns the query terms with weight 1 and their synonyms that are
@@ -164,25 +172,25 @@ type termStat struct {
 func (ix *Index) expand(q Query) []termStat {
 	out := make([]termStat, 0, len(q.Terms))
 	for _, t := range q.Terms {
-		out = append(out, termStat{term: t, weight: 1})
+		out = append(out, termStat{term: t, weight: 1, via: ViaQuery})
 	}
-	add := func(s string, w float64) {
+	add := func(s string, w float64, via Via, from string) {
 		if !slices.ContainsFunc(out, func(x termStat) bool { return x.term == s }) {
-			out = append(out, termStat{term: s, weight: w})
+			out = append(out, termStat{term: s, weight: w, via: via, from: from})
 		}
 	}
 	for _, t := range q.Terms {
 		for _, s := range ix.syn[t] {
-			add(s, ix.opts.SynonymWeight)
+			add(s, ix.opts.SynonymWeight, ViaSynonym, t)
 		}
 	}
 	for _, w := range q.words {
 		for _, s := range ix.exp[w] {
-			add(s, ix.opts.ExpansionWeight)
+			add(s, ix.opts.ExpansionWeight, ViaQuestion, w)
 		}
 	}
 	for _, s := range q.values {
-		add(s, ix.opts.ValueWeight)
+		add(s, ix.opts.ValueWeight, ViaValue, "")
 	}
 	return out
 }

@@ -97,7 +97,7 @@ func (ix *Index) expandWordNet(s *snapshot, q Query, terms []termStat) []termSta
 			if r.Rel == wordnet.Hypernym || r.Rel == wordnet.Hyponym {
 				weight /= 2
 			}
-			terms = append(terms, termStat{term: toks[0], weight: weight})
+			terms = append(terms, termStat{term: toks[0], weight: weight, via: ViaWordNet, from: w})
 			added++
 		}
 	}

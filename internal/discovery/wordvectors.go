@@ -171,7 +171,7 @@ func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []ter
 		}
 		for _, n := range s.vocab.closest(s, w, t, ix.wv.tab.Vector(row), minDot, o.MaxTerms, max(o.AddedMaxDF*float64(s.total), 1)) {
 			if !containsTerm(terms, n) {
-				terms = append(terms, termStat{term: n, weight: o.Weight})
+				terms = append(terms, termStat{term: n, weight: o.Weight, via: ViaWordVectors, from: w})
 			}
 		}
 	}
