@@ -36,7 +36,8 @@ func (ix *Index) expandCompounds(s *snapshot, q Query, terms []termStat) []termS
 				}
 			}
 		}
-		if i > 0 {
+		// "1.2" is two words of digits whose join is a number, not a word.
+		if i > 0 && (ix.opts.KeepNumbers || !allDigits(q.words[i-1]+word)) {
 			add(single(q.words[i-1]+word), q.words[i-1]+" "+word)
 		}
 	}

@@ -10,6 +10,7 @@ func TestCompounds(t *testing.T) {
 		Entry{Kind: KindOperation, ID: "support.addAgent", Source: "support", Name: "addAgent", Summary: "Add a help desk agent"},
 		Entry{Kind: KindOperation, ID: "calendar.bookRoom", Source: "calendar", Name: "bookRoom", Summary: "Book a meeting room for the board"},
 		Entry{Kind: KindOperation, ID: "identity.login", Source: "identity", Name: "login", Summary: "Start a session"},
+		Entry{Kind: KindOperation, ID: "api.v12", Source: "api", Name: "release12", Summary: "Release 12"},
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +33,10 @@ func TestCompounds(t *testing.T) {
 	// Two adjacent words join into one it holds.
 	if w := weights("log in for me"); w["login"] != 0.5 {
 		t.Fatalf("log in: %v", w)
+	}
+	// Digits joined are a number, dropped like any other ("1.2" is not 12).
+	if w := weights("submit 1.2 million"); w["12"] != 0 {
+		t.Fatalf("1.2: %v", w)
 	}
 	// A word the index holds is left alone; a split needs halves of three
 	// letters or more that the index holds.
