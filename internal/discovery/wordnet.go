@@ -71,19 +71,9 @@ func (w *WordNetOptions) check() error {
 func (ix *Index) expandWordNet(s *snapshot, q Query, terms []termStat) []termStat {
 	o := &ix.opts.WordNet
 	rels := wordnet.Relations{Derived: o.Derived, Hypernyms: o.Hypernyms, Hyponyms: o.Hyponyms}
-	limit := o.MaxDF * float64(s.total)
 	var toks []string
-	for _, w := range q.words {
-		// The word must be one search term of the query (not a stop word,
-		// a number or an identifier that splits into several).
-		toks = appendTokensStop(toks[:0], w, ix.stem, ix.qstop)
-		if len(toks) != 1 || !containsTerm(terms, toks[0]) {
-			continue
-		}
-		t := toks[0]
-		if df := s.df(t); df > 0 && float64(df) > limit {
-			continue
-		}
+	for _, sw := range ix.sparseWords(s, q, terms, o.MaxDF) {
+		w, t := sw.word, sw.term
 		added := 0
 		for i, r := range ix.wn.Related(w, o.Senses, rels) {
 			if i == maxWordNetCandidates || added == o.MaxTerms {
@@ -102,6 +92,30 @@ func (ix *Index) expandWordNet(s *snapshot, q Query, terms []termStat) []termSta
 		}
 	}
 	return terms
+}
+
+// sparseWord is a query word and its term.
+type sparseWord struct{ word, term string }
+
+// sparseWords returns the words of q that the expansions may widen: each
+// one search term of q (not a stop word, a number or an identifier that
+// splits into several) that s holds in at most maxDF of its entries, or in
+// none.
+func (ix *Index) sparseWords(s *snapshot, q Query, terms []termStat, maxDF float64) []sparseWord {
+	limit := maxDF * float64(s.total)
+	var out []sparseWord
+	var toks []string
+	for _, w := range q.words {
+		toks = appendTokensStop(toks[:0], w, ix.stem, ix.qstop)
+		if len(toks) != 1 || !containsTerm(terms, toks[0]) {
+			continue
+		}
+		if df := s.df(toks[0]); df > 0 && float64(df) > limit {
+			continue
+		}
+		out = append(out, sparseWord{w, toks[0]})
+	}
+	return out
 }
 
 func containsTerm(ts []termStat, term string) bool {

@@ -148,21 +148,12 @@ func (v *vocabulary) add(wv *wordVectors, docs []*doc) *vectorVocab {
 // absent in s, the terms of s whose vectors are closest to the word's.
 func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []termStat {
 	o := &ix.opts.WordVectors
-	limit := o.MaxDF * float64(s.total)
 	minDot := int32(math.Ceil(o.MinSimilarity * wordvec.Scale * wordvec.Scale))
 	if s.vocab == nil {
 		return terms // the empty index
 	}
-	var toks []string
-	for _, w := range q.words {
-		toks = appendTokensStop(toks[:0], w, ix.stem, ix.qstop)
-		if len(toks) != 1 || !containsTerm(terms, toks[0]) {
-			continue
-		}
-		t := toks[0]
-		if df := s.df(t); df > 0 && float64(df) > limit {
-			continue
-		}
+	for _, sw := range ix.sparseWords(s, q, terms, o.MaxDF) {
+		w, t := sw.word, sw.term
 		row, ok := ix.wv.tab.Lookup(w)
 		if !ok {
 			if row, ok = ix.wv.byStem[t]; !ok {
