@@ -176,6 +176,9 @@ func TestOptionsChecked(t *testing.T) {
 	}
 }
 
+var newWords = strings.Fields(`car vehicle truck device gadget machine tool instrument
+apparatus engine motor bicycle train plane ship boat invoice receipt bill payment`)
+
 // Readers and writers at once (run with -race): every search sees a
 // consistent snapshot.
 func TestConcurrentReadersAndWriters(t *testing.T) {
@@ -188,7 +191,9 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 			for i := range 200 {
 				src := fmt.Sprintf("s%d", w)
 				_ = ix.Replace(discovery.KindOperation, src, []discovery.Entry{{ID: fmt.Sprintf("%s.op%d", src, i), Name: "listWidgets", Summary: "List widgets"}})
-				_ = ix.Upsert(discovery.Entry{Kind: discovery.KindTool, ID: fmt.Sprintf("t%d", i%7), Summary: "widget tool"})
+				// New words on each write: the list of terms with word vectors
+				// grows while readers scan it.
+				_ = ix.Upsert(discovery.Entry{Kind: discovery.KindTool, ID: fmt.Sprintf("t%d", i%7), Summary: "widget tool " + newWords[(i+w*100)%len(newWords)]})
 				ix.Remove(discovery.Key{Kind: discovery.KindTool, ID: fmt.Sprintf("t%d", (i+3)%7)})
 			}
 		}()
@@ -197,8 +202,10 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range 300 {
-				hits := ix.Search("widgets", nil, 5)
+			for i := range 300 {
+				// gadgets and automobiles are in no entry: the word vectors
+				// widen them.
+				hits := ix.Search([]string{"widgets", "gadgets", "automobiles"}[i%3], nil, 5)
 				for i := 1; i < len(hits); i++ {
 					if hits[i].Score > hits[i-1].Score {
 						t.Error("results out of order")
