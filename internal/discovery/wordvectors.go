@@ -102,7 +102,7 @@ type vectorVocab struct {
 	vecs  []int8 // len(terms) × dims, copied from the table so the scan reads memory in order
 
 	// near caches the closest terms found per query word: the scan costs
-	// about 60 ns per term of the vocabulary (a millisecond at 17,000
+	// about 70 ns per term of the vocabulary (a millisecond at 15,000
 	// terms), and agents ask with the same words again and again.
 	mu   sync.Mutex
 	near map[string][]string
