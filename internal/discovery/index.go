@@ -29,6 +29,7 @@ type Index struct {
 	syn     synonymTable
 	qstop   map[string]bool // query-only stop words
 	exp     map[string][]string
+	abbr    *abbreviations     // nil for none
 	wn      *wordnet.Thesaurus // nil when the WordNet expansion is off
 	wv      *wordVectors       // nil when the word vector expansion is off
 	vocab   vocabulary         // the terms with vectors, when wv is set
@@ -140,6 +141,7 @@ func NewIndex(o Options) (*Index, error) {
 		}
 		ix.wv = wv
 	}
+	ix.abbr = compileAbbreviations(o.Abbreviations)
 	if len(o.QueryStopWords) > 0 {
 		ix.qstop = map[string]bool{}
 		for _, w := range o.QueryStopWords {

@@ -38,6 +38,10 @@ type Options struct {
 	// stemming): the phrasing of a request ("please", "I need", "can you
 	// help") rather than its subject. Documents keep them. nil for none.
 	QueryStopWords []string `json:"-"`
+	// Abbreviations map shorthands (lower case: "1:1", "tmrw", "pto") to
+	// the words they stand for; a query's shorthands are replaced before
+	// analysis. nil for none. DefaultOptions sets DefaultAbbreviations.
+	Abbreviations map[string]string `json:"-"`
 	// Expansions add words to a query that holds a word (lower case,
 	// before stop words and stemming, so "what" counts; one way, unlike
 	// Synonyms) at ExpansionWeight (0..1) of a query word's weight.
@@ -86,6 +90,7 @@ func DefaultOptions() Options {
 		Synonyms:        DefaultSynonyms,
 		SynonymWeight:   0.5,
 		QueryStopWords:  DefaultQueryStopWords,
+		Abbreviations:   DefaultAbbreviations,
 		Expansions:      DefaultExpansions,
 		ExpansionWeight: 0.5,
 		PhraseWeight:    0.5,

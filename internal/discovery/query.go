@@ -47,13 +47,7 @@ func parseQuery(s string, stem func(string) string) Query { return parseQuerySto
 // from its search terms (never from -word exclusions: what a caller
 // excludes, it means).
 func parseQueryStop(s string, stem func(string) string, extra map[string]bool) Query {
-	if len(s) > MaxQueryBytes {
-		i := MaxQueryBytes
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i-- // do not cut inside a rune
-		}
-		s = s[:i]
-	}
+	s = cutQuery(s)
 	var q Query
 	for _, w := range splitQuery(s) {
 		name, value, ok := strings.Cut(w, ":")
@@ -88,6 +82,18 @@ func parseQueryStop(s string, stem func(string) string, extra map[string]bool) Q
 		}
 	}
 	return q
+}
+
+// cutQuery cuts s to MaxQueryBytes, never inside a rune.
+func cutQuery(s string) string {
+	if len(s) <= MaxQueryBytes {
+		return s
+	}
+	i := MaxQueryBytes
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 // splitQuery splits s at white space outside double quotes; a quote opens

@@ -19,20 +19,21 @@ func (ix *Index) Search(query string, filter Filter, k int) []Hit {
 
 // parse parses a query with the index's analysis.
 func (ix *Index) parse(query string) Query {
-	if ix.opts.ValueWeight == 0 {
-		q := parseQueryStop(query, ix.stem, ix.qstop)
-		if !ix.opts.KeepNumbers {
-			q.Terms = slices.DeleteFunc(q.Terms, allDigits)
-		}
-		return q
+	// Cut first: the rewrites below run on at most MaxQueryBytes.
+	query = ix.abbr.expand(cutQuery(query))
+	// With values on, they are searched by their type words, and the
+	// opaque ones not by their characters.
+	text := query
+	if ix.opts.ValueWeight > 0 {
+		text = maskOpaque(query)
 	}
-	// Values are searched by their type words, and the opaque ones not by
-	// their characters.
-	q := parseQueryStop(maskOpaque(query), ix.stem, ix.qstop)
+	q := parseQueryStop(text, ix.stem, ix.qstop)
 	if !ix.opts.KeepNumbers {
 		q.Terms = slices.DeleteFunc(q.Terms, allDigits)
 	}
-	q.values = valueTerms(query, ix.stem)
+	if ix.opts.ValueWeight > 0 {
+		q.values = valueTerms(query, ix.stem)
+	}
 	return q
 }
 
