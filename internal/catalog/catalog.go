@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -54,6 +55,11 @@ type Config struct {
 	// NoWordVectors turns the index's word vector expansion off (it is on
 	// in discovery.DefaultOptions).
 	NoWordVectors bool
+	// Abbreviations are the operator's shorthands, merged over
+	// discovery.DefaultAbbreviations (an empty value removes one); Synonyms
+	// are groups added to discovery.DefaultSynonyms.
+	Abbreviations map[string]string
+	Synonyms      [][]string
 	// VectorWeight, when set, is the hybrid fusion's vector weight
 	// (discovery.Hybrid.VectorWeight; default 1).
 	VectorWeight *float64
@@ -88,6 +94,18 @@ func New(cfg Config) *Service {
 	if cfg.NoWordVectors {
 		opts.WordVectors.Weight = 0
 	}
+	if len(cfg.Abbreviations) > 0 {
+		m := maps.Clone(opts.Abbreviations)
+		for k, v := range cfg.Abbreviations {
+			if k = strings.ToLower(k); v == "" {
+				delete(m, k)
+			} else {
+				m[k] = v
+			}
+		}
+		opts.Abbreviations = m
+	}
+	opts.Synonyms = append(slices.Clone(opts.Synonyms), cfg.Synonyms...)
 	ix, err := discovery.NewIndex(opts)
 	if err != nil {
 		panic(err) // the defaults are valid, with or without WordNet and word vectors; discovery's tests check it

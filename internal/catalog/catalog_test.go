@@ -132,3 +132,41 @@ func TestImportReplaceDelete(t *testing.T) {
 		t.Fatalf("delete twice: %v", err)
 	}
 }
+
+// The operator's shorthands merge over the built-in ones: one added ("ord"),
+// one removed by an empty value ("msg": the built-in reads it as message).
+func TestOperatorVocabulary(t *testing.T) {
+	st, err := sqlite.Open(ctx, sqlite.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	const chat = `{"openapi":"3.0.1","info":{"title":"Chat","version":"1"},"servers":[{"url":"https://chat.example.com"}],
+"paths":{"/messages":{"post":{"operationId":"postMessage","summary":"Post a message","responses":{"200":{"description":"ok"}}}}}}`
+	search := func(cfg catalog.Config, query string) []string {
+		cfg.Store, cfg.NoWordNet, cfg.NoWordVectors = st, true, true
+		c := catalog.New(cfg)
+		if err := c.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Import(ctx, "chat", "", "json", []byte(chat), "admin"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Import(ctx, "shop", "", "json", []byte(shop), "admin"); err != nil {
+			t.Fatal(err)
+		}
+		return ids(c.Search(ctx, &account.Principal{ID: "a", Permissions: policy.Permissions{APIs: []string{"*"}}}, query, "", 1))
+	}
+	if got := search(catalog.Config{}, "send a msg"); len(got) != 1 || got[0] != "chat.postMessage" {
+		t.Fatalf("built-in msg: %v", got)
+	}
+	if got := search(catalog.Config{Abbreviations: map[string]string{"MSG": ""}}, "send a msg"); len(got) != 0 {
+		t.Fatalf("msg removed, found %v", got)
+	}
+	if got := search(catalog.Config{Abbreviations: map[string]string{"ord": "order"}}, "refund the ord"); len(got) != 1 || got[0] != "shop.refundOrder" {
+		t.Fatalf("ord: %v", got)
+	}
+	if got := search(catalog.Config{Synonyms: [][]string{{"reimburse", "refund"}}}, "reimburse"); len(got) != 1 || got[0] != "shop.refundOrder" {
+		t.Fatalf("reimburse: %v", got)
+	}
+}

@@ -48,7 +48,8 @@ func TestDefaults(t *testing.T) {
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
 		Store:     config.Store{DSN: "sqlite"},
-		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true},
+		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true,
+			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents:    config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -468,5 +469,35 @@ func TestDiscoveryWordVectors(t *testing.T) {
 	_ = os.WriteFile(path, []byte("discovery:\n  word_vectors: maybe\n"), 0o644)
 	if _, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), "discovery.word_vectors") {
 		t.Fatalf("word_vectors: maybe: %v", err)
+	}
+}
+
+// discovery.abbreviations and discovery.synonyms: the operator's vocabulary,
+// each entry checked and named where it is wrong.
+func TestDiscoveryVocabulary(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	_ = os.WriteFile(path, []byte("discovery:\n  abbreviations:\n    po: purchase order\n    \"1:1\": \"\"\n  synonyms:\n    - invoice bill statement\n"), 0o644)
+	cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cfg.Discovery; d.Abbreviations["po"] != "purchase order" || d.Abbreviations["1:1"] != "" || len(d.Abbreviations) != 2 ||
+		len(d.Synonyms) != 1 || d.Synonyms[0] != "invoice bill statement" {
+		t.Fatalf("%+v", d)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"discovery:\n  abbreviations:\n    \"two words\": x\n", "discovery.abbreviations.two words: a shorthand is one word"},
+		{"discovery:\n  abbreviations:\n    po: \"a\\tb\"\n", "discovery.abbreviations.po: the words it stands for"},
+		{"discovery:\n  abbreviations:\n    po: [a]\n", "discovery.abbreviations.po"},
+		{"discovery:\n  abbreviations: [po]\n", "discovery.abbreviations"},
+		{"discovery:\n  synonyms:\n    - invoice\n", "discovery.synonyms[0]: a group is 2 to 20 words"},
+		{"discovery:\n  synonyms:\n    - ok fine\n    - bill \"invoice\"\n", `discovery.synonyms[1]: word "\"invoice\""`},
+		{"discovery:\n  synonyms: bill invoice\n", "discovery.synonyms: want a list"},
+	} {
+		_ = os.WriteFile(path, []byte(tc.yaml), 0o644)
+		_, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.yaml, err, tc.want)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Discovery configures the discovery index.
@@ -18,6 +20,55 @@ type Discovery struct {
 	// the table's memory (about 10 MB) and its decoding at start (about
 	// 0.2 s).
 	WordVectors bool `yaml:"word_vectors"`
+	// Abbreviations are shorthands of the operator's users, each with the
+	// words it stands for ("po": "purchase order"), merged over the built-in
+	// ones (docs/discovery.md); an empty value removes a built-in one.
+	Abbreviations map[string]string `yaml:"abbreviations"`
+	// Synonyms are groups of words searched for each other, each a string
+	// of words ("invoice bill statement"), added to the built-in groups.
+	Synonyms []string `yaml:"synonyms"`
+}
+
+// Bounds of the operator's vocabulary.
+const (
+	maxAbbreviations   = 1000
+	maxAbbreviationLen = 32
+	maxExpansionLen    = 200
+	maxSynonymGroups   = 1000
+	maxSynonymWords    = 20
+	maxSynonymWordLen  = 64
+)
+
+func (d *decoder) validateVocabulary(c Discovery) {
+	if len(c.Abbreviations) > maxAbbreviations {
+		d.bad("discovery.abbreviations", "at most %d shorthands, got %d", maxAbbreviations, len(c.Abbreviations))
+	}
+	for k, v := range c.Abbreviations {
+		path := "discovery.abbreviations." + k
+		switch {
+		case k == "" || len(k) > maxAbbreviationLen || strings.IndexFunc(k, unicode.IsSpace) >= 0:
+			d.bad(path, "a shorthand is one word of 1 to %d bytes, without spaces", maxAbbreviationLen)
+		case len(v) > maxExpansionLen || strings.IndexFunc(v, unicode.IsControl) >= 0:
+			d.bad(path, "the words it stands for: at most %d bytes, no control characters", maxExpansionLen)
+		}
+	}
+	if len(c.Synonyms) > maxSynonymGroups {
+		d.bad("discovery.synonyms", "at most %d groups, got %d", maxSynonymGroups, len(c.Synonyms))
+	}
+	for i, g := range c.Synonyms {
+		path := fmt.Sprintf("discovery.synonyms[%d]", i)
+		words := strings.Fields(g)
+		if len(words) < 2 || len(words) > maxSynonymWords {
+			d.bad(path, "a group is 2 to %d words separated by spaces, got %d", maxSynonymWords, len(words))
+			continue
+		}
+		for _, w := range words {
+			if len(w) > maxSynonymWordLen || strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) >= 0 {
+				d.bad(path, "word %.70q: want letters, digits and hyphens, at most %d bytes", w, maxSynonymWordLen)
+				break
+			}
+		}
+	}
 }
 
 // Embeddings names an OpenAI-compatible /v1/embeddings endpoint; with one,
@@ -40,6 +91,7 @@ type Embeddings struct {
 }
 
 func (d *decoder) validateDiscovery(c Discovery) {
+	d.validateVocabulary(c)
 	e := c.Embeddings
 	d.durationIn("discovery.embeddings.timeout", e.Timeout, time.Second, 10*time.Minute)
 	d.intIn("discovery.embeddings.batch", int64(e.Batch), 1, 2048)

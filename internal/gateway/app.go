@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -252,7 +253,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		return names, err
 	}
 	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog, Agents: agentNames,
-		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, VectorWeight: &vectorWeight, NoWordNet: !cfg.Discovery.WordNet, NoWordVectors: !cfg.Discovery.WordVectors, Logger: log.With("component", "catalog")})
+		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, VectorWeight: &vectorWeight, NoWordNet: !cfg.Discovery.WordNet, NoWordVectors: !cfg.Discovery.WordVectors,
+		Abbreviations: cfg.Discovery.Abbreviations, Synonyms: synonymGroups(cfg.Discovery.Synonyms), Logger: log.With("component", "catalog")})
 	if err := cat.Load(ctx); err != nil {
 		return nil, err
 	}
@@ -439,6 +441,16 @@ func (a *App) Close() error {
 
 // sessionConfig is the session limits of the config file, each overridden by
 // the same field of o when set.
+// synonymGroups splits each configured group ("invoice bill statement")
+// into its words.
+func synonymGroups(groups []string) [][]string {
+	out := make([][]string, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, strings.Fields(g))
+	}
+	return out
+}
+
 func sessionConfig(c config.Session, o SessionConfig) SessionConfig {
 	sc := SessionConfig{
 		MaxLineBytes:     int(c.MaxLineBytes),

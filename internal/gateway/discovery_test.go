@@ -169,3 +169,30 @@ func testExpansionSetting(t *testing.T, name string, set func(c *config.Config, 
 		}
 	}
 }
+
+// discovery.abbreviations and discovery.synonyms reach the catalog's
+// ranking: "a po" finds the purchase orders, "receipts" the statements
+// (WordNet and the word vectors off, so only the operator's words bridge).
+func TestDiscoveryVocabularySetting(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		s := newServer(t, func(c *config.Config) {
+			c.Discovery.WordNet, c.Discovery.WordVectors = false, false
+			if on {
+				c.Discovery.Abbreviations = map[string]string{"po": "purchase order"}
+				c.Discovery.Synonyms = []string{"receipt statement"}
+			}
+		})
+		up := upstreamJSON(t, `{}`)
+		doc := strings.ReplaceAll(crmOpenAPI(up.URL), `"/customers/{id}/notes"`, `"/orders":{"post":{"operationId":"createPurchaseOrder","summary":"Create a purchase order","responses":{"200":{"description":"ok"}}}},"/statements":{"get":{"operationId":"listStatements","summary":"List the statements of an account","responses":{"200":{"description":"ok"}}}},"/customers/{id}/notes"`)
+		s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "crm", "document": doc}).want(t, http.StatusCreated)
+		_, key := s.account(map[string]any{"apis": []string{"crm"}}, nil)
+		for query, id := range map[string]string{"raise a po": "crm.createPurchaseOrder", "receipts": "crm.listStatements"} {
+			k := s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": query, "top_k": 1}).want(t, http.StatusOK)
+			res, _ := k.get("results").([]any)
+			found := len(res) == 1 && res[0].(map[string]any)["id"] == id
+			if found != on {
+				t.Fatalf("vocabulary %v, %q: %s", on, query, k.raw)
+			}
+		}
+	}
+}
