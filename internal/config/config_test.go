@@ -47,10 +47,10 @@ func TestDefaults(t *testing.T) {
 			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20},
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
-		Store:     config.Store{DSN: "sqlite"},
+		Store: config.Store{DSN: "sqlite"},
 		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true,
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
-		Agents:    config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
+		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
