@@ -66,6 +66,11 @@ type Config struct {
 	Logger       *slog.Logger
 }
 
+// RankingOptions are the discovery options the catalog ranks with (the
+// defaults with the server's settings applied), for other rankings that
+// should agree with it (a session's tool listing).
+func (s *Service) RankingOptions() discovery.Options { return s.ix.Options() }
+
 // Service is the catalog.
 type Service struct {
 	cfg Config

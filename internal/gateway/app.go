@@ -266,6 +266,10 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry},
 		Env:     func(p *account.Principal) *op.Environment { return runner.Environment(execution.Account(p)) },
 		Durable: engine.New(capEngineOpts), Nested: nested, Audit: auditPolicy, Logger: log.With("component", "a2s")})
+	// A session's tool listing ranks like the catalog: same expansions,
+	// same operator vocabulary.
+	toolBox := tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}, a.mcp.Provider(), a.caps.Tools())
+	toolBox.RankWith(cat.RankingOptions())
 	srv = New(Config{
 		MaxBodyBytes:      cfg.MaxBodyBytes,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
@@ -278,7 +282,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
 		Limiter: lim, Audit: sink,
-		Tools:        tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}, a.mcp.Provider(), a.caps.Tools()),
+		Tools:        toolBox,
 		MCP:          a.mcp,
 		Capabilities: a.caps,
 		Registry:     registry,

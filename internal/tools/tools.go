@@ -66,10 +66,16 @@ type Provider interface {
 // Box is the catalog over its providers.
 type Box struct {
 	providers []Provider
+	ranking   *discovery.Options // nil: discovery's defaults
 }
 
 // New makes a Box; providers are asked in order.
 func New(providers ...Provider) *Box { return &Box{providers: providers} }
+
+// RankWith makes a query rank with o (the server's discovery settings: its
+// expansions and the operator's vocabulary) instead of discovery's
+// defaults. o must be valid (discovery.NewIndex accepts it).
+func (b *Box) RankWith(o discovery.Options) { b.ranking = &o }
 
 // Add adds a provider (capabilities and agents land with their issues).
 func (b *Box) Add(p Provider) { b.providers = append(b.providers, p) }
@@ -99,7 +105,7 @@ func (b *Box) List(ctx context.Context, p *account.Principal, o ListOptions) ([]
 	}
 	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	if strings.TrimSpace(o.Query) != "" {
-		out = rank(out, o.Query)
+		out = b.rank(out, o.Query)
 	}
 	if out == nil {
 		out = []Tool{}
@@ -114,8 +120,13 @@ func hasTag(t Tool, tags []string) bool {
 // rank keeps the tools relevant to query, most relevant first. The index is
 // built for the call: an account's tools are a few hundred at most, and they
 // differ by account (MCP servers, grants).
-func rank(ts []Tool, query string) []Tool {
+func (b *Box) rank(ts []Tool, query string) []Tool {
 	ix := discovery.New()
+	if b.ranking != nil {
+		if custom, err := discovery.NewIndex(*b.ranking); err == nil {
+			ix = custom
+		}
+	}
 	entries := make([]discovery.Entry, len(ts))
 	byName := make(map[string]Tool, len(ts))
 	for i, t := range ts {

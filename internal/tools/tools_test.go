@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/discovery"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/tools"
 )
@@ -64,5 +65,24 @@ func TestListRanksAndFilters(t *testing.T) {
 	}
 	if r, err := box.Call(ctx, &account.Principal{}, "echo", map[string]any{"a": 1.0}, nil); err != nil || r.ToolName != "echo" || !r.Success {
 		t.Fatalf("call: %+v %v", r, err)
+	}
+}
+
+// RankWith: a listing ranks with the server's discovery options, so the
+// operator's shorthands count there too.
+func TestRankWith(t *testing.T) {
+	box := tools.New(fixed{
+		{Name: "mcp.crm.listInvoices", Description: "List a customer's unpaid and paid invoices", Tags: []string{"mcp"}},
+		{Name: "echo", Description: "Echo the text back", Tags: []string{"test"}},
+	})
+	ctx := context.Background()
+	if got, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{Query: "zxinv"}); len(got) != 0 {
+		t.Fatalf("defaults: %v", got)
+	}
+	o := discovery.DefaultOptions()
+	o.Abbreviations = map[string]string{"zxinv": "invoices"}
+	box.RankWith(o)
+	if got, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{Query: "zxinv"}); len(got) != 1 || got[0].Name != "mcp.crm.listInvoices" {
+		t.Fatalf("with the shorthand: %v", got)
 	}
 }
