@@ -66,6 +66,11 @@ type Config struct {
 	Logger       *slog.Logger
 }
 
+// Explain shows how the catalog's index analyzes query
+// (discovery.Index.Explain): for an administrator, since the expansions name
+// words of every entry.
+func (s *Service) Explain(query string) []discovery.QueryTerm { return s.ix.Explain(query) }
+
 // RankingOptions are the discovery options the catalog ranks with (the
 // defaults with the server's settings applied), for other rankings that
 // should agree with it (a session's tool listing).

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/internal/discovery"
 )
 
 func newSearchCmd(io Stdio) *cobra.Command {
@@ -77,6 +79,7 @@ func newAPICmd(io Stdio) *cobra.Command {
 	var af adminFlags
 	af.register(cmd)
 	var name, kind, format string
+	var explainJSON bool
 	imp := &cobra.Command{
 		Use:   "import FILE --name NAME",
 		Short: "Import an OpenAPI document (each operation an API entry NAME.operationId) or a text knowledge base",
@@ -143,6 +146,46 @@ replaces it. Prints the knowledge base; exit 1 when the server refuses it.`,
 			return nil
 		},
 	}
-	cmd.AddCommand(imp, list, rm)
+	explain := &cobra.Command{
+		Use:   "explain QUERY",
+		Short: "Show what a query searches for: its words and each expansion, with where it came from",
+		Long: `Ask GET /api/v1/admin/discovery/explain how the server's discovery analyzes QUERY:
+one line per term searched, with its weight against a query word's 1, why it is
+searched (query, synonym, question, value, compound, wordnet, word_vectors), the
+query word it came from and how many entries hold it (0: it finds nothing). Use it
+to see why a query finds what it finds, and to try discovery.abbreviations and
+discovery.synonyms. Admin only: expansions name words of every entry.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			var out struct {
+				Query string                `json:"query"`
+				Terms []discovery.QueryTerm `json:"terms"`
+			}
+			path := "/api/v1/admin/discovery/explain?query=" + url.QueryEscape(strings.Join(args, " "))
+			if err := c.Do(cmd.Context(), "GET", path, nil, &out); err != nil {
+				return serverError(err)
+			}
+			if explainJSON {
+				return writeJSON(io.Out, out)
+			}
+			for _, t := range out.Terms {
+				from := ""
+				if t.From != "" {
+					from = "from " + t.From
+				}
+				fmt.Fprintf(io.Out, "%-20s %5.2f  %-12s %-20s %d entries\n", t.Term, t.Weight, t.Via, from, t.DF)
+			}
+			if len(out.Terms) == 0 {
+				fmt.Fprintln(io.Err, "nothing to search by")
+			}
+			return nil
+		},
+	}
+	explain.Flags().BoolVar(&explainJSON, "json", false, "print the JSON answer")
+	cmd.AddCommand(imp, list, rm, explain)
 	return cmd
 }

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,26 @@ func TestAPIImportAndSearch(t *testing.T) {
 	if code != 0 || !strings.Contains(strings.Split(out, "\n")[0], "pets.listVaccinations") {
 		t.Fatalf("search: %d %q %s", code, out, errOut)
 	}
+	// explain (admin): the query's words and their expansions. "shots" is in
+	// no entry; the word vectors widen it.
+	code, out, errOut = sluice(t, "", "api", "explain", "dog", "shots")
+	if code != 0 || !strings.Contains(out, "shot") || !strings.Contains(out, "0 entries") || !strings.Contains(out, "from shots") {
+		t.Fatalf("explain: %d %q %s", code, out, errOut)
+	}
+	code, out, _ = sluice(t, "", "api", "explain", "--json", "dog", "shots")
+	var explained struct {
+		Terms []struct{ Term, Via, From string }
+	}
+	if err := json.Unmarshal([]byte(out), &explained); code != 0 || err != nil || len(explained.Terms) < 2 || explained.Terms[0].Via != "query" {
+		t.Fatalf("explain --json: %d %v %s", code, err, out)
+	}
+	// An account may not: the expansions name words of every entry.
+	adminKey := os.Getenv("SLUICE_ADMIN_KEY")
+	t.Setenv("SLUICE_ADMIN_KEY", created.APIKey)
+	if code, _, errOut := sluice(t, "", "api", "explain", "dog"); code == 0 {
+		t.Fatalf("explain as an account: %d %s", code, errOut)
+	}
+	t.Setenv("SLUICE_ADMIN_KEY", adminKey)
 	if code, _, _ := sluice(t, "", "api", "rm", "pets"); code != 0 {
 		t.Fatalf("rm: %d", code)
 	}

@@ -1,5 +1,7 @@
 package discovery
 
+import "fmt"
+
 // Via says why a query searches for a term.
 type Via uint8
 
@@ -36,6 +38,17 @@ func (v Via) String() string {
 
 // MarshalText writes the reason's name.
 func (v Via) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// UnmarshalText reads a reason's name.
+func (v *Via) UnmarshalText(b []byte) error {
+	for x := ViaQuery; x <= ViaWordVectors; x++ {
+		if x.String() == string(b) {
+			*v = x
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown reason %.40q (query, synonym, question, value, compound, wordnet or word_vectors)", b)
+}
 
 // QueryTerm is one term a query searches for, as Explain reports it.
 type QueryTerm struct {

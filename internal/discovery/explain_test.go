@@ -45,6 +45,14 @@ func TestExplain(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"via":"word_vectors"`) || !strings.Contains(string(b), `"from":"rain"`) {
 		t.Fatalf("%s %v", b, err)
 	}
+	// And read back.
+	var back QueryTerm
+	if err := json.Unmarshal(b, &back); err != nil || back != got["weather"] {
+		t.Fatalf("read back %+v: %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"via":"telepathy"}`), &back); err == nil || !strings.Contains(err.Error(), "telepathy") {
+		t.Fatalf("unknown reason: %v", err)
+	}
 	// Nothing to search by: nothing to explain.
 	if got := ix.Explain("kind:operation the"); got != nil {
 		t.Fatalf("%+v", got)

@@ -196,3 +196,27 @@ func TestDiscoveryVocabularySetting(t *testing.T) {
 		}
 	}
 }
+
+// GET /api/v1/admin/discovery/explain: for the admin, the terms a query
+// searches for; an account is refused (the expansions name words of every
+// entry); no query is a 400 naming the parameter.
+func TestDiscoveryExplain(t *testing.T) {
+	s := newServer(t)
+	up := upstreamJSON(t, `{}`)
+	s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "crm", "document": crmOpenAPI(up.URL)}).want(t, http.StatusCreated)
+	r := s.call("GET", "/api/v1/admin/discovery/explain?query=invoices+of+jane%40acme.com", s.admin, nil).want(t, http.StatusOK)
+	terms, _ := r.get("terms").([]any)
+	found := map[string]string{}
+	for _, x := range terms {
+		m := x.(map[string]any)
+		found[m["term"].(string)] = m["via"].(string)
+	}
+	if found["invoic"] != "query" || found["email"] != "value" || found["jane"] != "" {
+		t.Fatalf("%s", r.raw)
+	}
+	_, key := s.account(map[string]any{"apis": []string{"crm"}}, nil)
+	s.call("GET", "/api/v1/admin/discovery/explain?query=invoices", key, nil).want(t, http.StatusForbidden)
+	if r := s.call("GET", "/api/v1/admin/discovery/explain", s.admin, nil).want(t, http.StatusBadRequest); !strings.Contains(string(r.raw), "params.query") {
+		t.Fatalf("%s", r.raw)
+	}
+}

@@ -18,6 +18,10 @@ const (
 	MethodAdminAPIsImport = "admin.apis.import"
 	MethodAdminAPIsList   = "admin.apis.list"
 	MethodAdminAPIsDelete = "admin.apis.delete"
+	// MethodAdminDiscoveryExplain shows how the catalog analyzes a query
+	// (discovery.Index.Explain). Admin only: the expansions name words of
+	// the whole catalog, whatever an account may see.
+	MethodAdminDiscoveryExplain = "admin.discovery.explain"
 )
 
 // Catalog is discovery over what the server offers (internal/catalog).
@@ -29,6 +33,7 @@ type Catalog interface {
 	List() []catalog.KnowledgeInfo
 	RefreshCapabilities(ctx context.Context) error
 	RefreshAgents(ctx context.Context) error
+	Explain(query string) []discovery.QueryTerm
 }
 
 // apiEntry is an API operation as availableApis lists it.
@@ -142,6 +147,22 @@ func (s *Server) adminAPIsList(_ context.Context, c *Call, w *e2a.StreamWriter) 
 		return err
 	}
 	return w.Complete(map[string]any{"apis": s.svc.Catalog.List()})
+}
+
+// adminDiscoveryExplain is GET /api/v1/admin/discovery/explain?query=: the
+// terms the query searches for, each with its weight, why, the query word
+// it came from and how many entries hold it.
+func (s *Server) adminDiscoveryExplain(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	query := p.RequiredString("query")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	terms := s.svc.Catalog.Explain(query)
+	if terms == nil {
+		terms = []discovery.QueryTerm{}
+	}
+	return w.Complete(map[string]any{"query": query, "terms": terms})
 }
 
 func (s *Server) adminAPIsDelete(ctx context.Context, c *Call, w *e2a.StreamWriter) error {

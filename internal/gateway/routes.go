@@ -95,4 +95,5 @@ var routes = []route{
 	{method: http.MethodPost, pattern: "/api/v1/admin/apis", rpc: MethodAdminAPIsImport, okStatus: http.StatusCreated},
 	{method: http.MethodGet, pattern: "/api/v1/admin/apis", rpc: MethodAdminAPIsList},
 	{method: http.MethodDelete, pattern: "/api/v1/admin/apis/{id}", rpc: MethodAdminAPIsDelete},
+	{method: http.MethodGet, pattern: "/api/v1/admin/discovery/explain", rpc: MethodAdminDiscoveryExplain},
 }

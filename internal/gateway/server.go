@@ -182,6 +182,7 @@ func (s *Server) registerMethods() {
 		d.register(MethodAdminAPIsImport, accessAdmin, s.adminAPIsImport)
 		d.register(MethodAdminAPIsList, accessAdmin, s.adminAPIsList)
 		d.register(MethodAdminAPIsDelete, accessAdmin, s.adminAPIsDelete)
+		d.register(MethodAdminDiscoveryExplain, accessAdmin, s.adminDiscoveryExplain)
 	}
 	if s.svc.Registry != nil {
 		read := accessAccount
