@@ -1,10 +1,9 @@
 package discovery
 
 import (
-	"cmp"
-	"regexp"
-	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultAbbreviations are shorthands agents and their users write in
@@ -22,10 +21,12 @@ var DefaultAbbreviations = map[string]string{
 	"w/": "with", "w/o": "without", "b/c": "because", "re:": "about",
 }
 
-// abbreviations is a compiled set of shorthands (nil: none).
+// abbreviations is a set of shorthands (nil: none), looked up by a scan of
+// the query's words: no regular expression to compile per index (a
+// session's tool listing makes one per call) or to run twice per query.
 type abbreviations struct {
-	re   *regexp.Regexp
-	full map[string]string // lower case shorthand -> words
+	full   map[string]string // lower case shorthand -> words
+	maxLen int               // bytes of the longest shorthand
 }
 
 func compileAbbreviations(m map[string]string) *abbreviations {
@@ -33,34 +34,73 @@ func compileAbbreviations(m map[string]string) *abbreviations {
 		return nil
 	}
 	a := &abbreviations{full: make(map[string]string, len(m))}
-	var alts []string
 	for k, v := range m {
 		k = strings.ToLower(k)
 		a.full[k] = v
-		alts = append(alts, regexp.QuoteMeta(k))
+		a.maxLen = max(a.maxLen, len(k))
 	}
-	// Longest first, so w/o wins over w/.
-	sortByLenDesc(alts)
-	a.re = regexp.MustCompile(`(?i)(^|[\s"(])(` + strings.Join(alts, "|") + `)($|[\s.,;:!?")'])`)
 	return a
 }
 
-// expand replaces each shorthand in s, a whole word (between spaces,
-// quotes, brackets or punctuation), by its words.
+// Characters that may stand before a shorthand besides white space, and
+// after it.
+const (
+	abbrevOpen  = `"(`
+	abbrevClose = `.,;:!?")'`
+)
+
+// expand replaces each shorthand in s by its words: a shorthand is the
+// start of a word (after white space or an opening quote or bracket), in
+// any case, ending the word or followed by punctuation ("tmrw's", "pto.").
+// The longest one wins: w/o over w/.
 func (a *abbreviations) expand(s string) string {
 	if a == nil {
 		return s
 	}
-	// Twice: adjacent shorthands share the space between them.
-	for range 2 {
-		s = a.re.ReplaceAllStringFunc(s, func(m string) string {
-			sub := a.re.FindStringSubmatch(m)
-			return sub[1] + a.full[strings.ToLower(sub[2])] + sub[3]
-		})
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	var lower [64]byte
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) || strings.ContainsRune(abbrevOpen, r) {
+			i += size
+			continue
+		}
+		// i starts a word: the longest shorthand it begins with.
+		n := 0
+		for n < len(s)-i && n < a.maxLen && n < len(lower) && s[i+n] < utf8.RuneSelf {
+			lower[n] = toLowerASCII(s[i+n])
+			n++
+		}
+		for l := n; l > 0; l-- {
+			words, ok := a.full[string(lower[:l])]
+			if !ok || i+l < len(s) && !unicode.IsSpace(rune(s[i+l])) && !strings.ContainsRune(abbrevClose, rune(s[i+l])) {
+				continue
+			}
+			b.WriteString(s[done:i])
+			b.WriteString(words)
+			done = i + l
+			break
+		}
+		// On to the next word.
+		for i < len(s) {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			i += size
+		}
 	}
-	return s
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
-func sortByLenDesc(xs []string) {
-	slices.SortFunc(xs, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), cmp.Compare(a, b)) })
+func toLowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -15,6 +15,9 @@ func TestAbbreviations(t *testing.T) {
 		// Only whole words: no shorthand inside another word or a path.
 		{"beta photo a/w/b msgsx", "beta photo a/w/b msgsx"},
 		{"", ""},
+		{"PTO. café ooo", "paid time off. café out of office"},
+		{"  tmrw\t(eod)  ", "  tomorrow\t(end of day)  "},
+		{"ünïcode msg", "ünïcode message"},
 	} {
 		if got := a.expand(c.in); got != c.want {
 			t.Errorf("expand(%q) = %q, want %q", c.in, got, c.want)
