@@ -115,7 +115,9 @@ func New(cfg Config) *Service {
 		}
 		opts.Abbreviations = m
 	}
-	opts.Synonyms = append(slices.Clone(opts.Synonyms), cfg.Synonyms...)
+	if len(cfg.Synonyms) > 0 {
+		opts.Synonyms = append(slices.Clone(opts.Synonyms), cfg.Synonyms...)
+	}
 	ix, err := discovery.NewIndex(opts)
 	if err != nil {
 		panic(err) // the defaults are valid, with or without WordNet and word vectors; discovery's tests check it

@@ -269,7 +269,9 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	// A session's tool listing ranks like the catalog: same expansions,
 	// same operator vocabulary.
 	toolBox := tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}, a.mcp.Provider(), a.caps.Tools())
-	toolBox.RankWith(cat.RankingOptions())
+	if err := toolBox.RankWith(cat.RankingOptions()); err != nil {
+		return nil, err
+	}
 	srv = New(Config{
 		MaxBodyBytes:      cfg.MaxBodyBytes,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,

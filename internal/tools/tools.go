@@ -74,8 +74,14 @@ func New(providers ...Provider) *Box { return &Box{providers: providers} }
 
 // RankWith makes a query rank with o (the server's discovery settings: its
 // expansions and the operator's vocabulary) instead of discovery's
-// defaults. o must be valid (discovery.NewIndex accepts it).
-func (b *Box) RankWith(o discovery.Options) { b.ranking = &o }
+// defaults; options discovery refuses are an error here, not at a listing.
+func (b *Box) RankWith(o discovery.Options) error {
+	if _, err := discovery.NewIndex(o); err != nil {
+		return err
+	}
+	b.ranking = &o
+	return nil
+}
 
 // Add adds a provider (capabilities and agents land with their issues).
 func (b *Box) Add(p Provider) { b.providers = append(b.providers, p) }
@@ -121,11 +127,13 @@ func hasTag(t Tool, tags []string) bool {
 // built for the call: an account's tools are a few hundred at most, and they
 // differ by account (MCP servers, grants).
 func (b *Box) rank(ts []Tool, query string) []Tool {
-	ix := discovery.New()
+	o := discovery.DefaultOptions()
 	if b.ranking != nil {
-		if custom, err := discovery.NewIndex(*b.ranking); err == nil {
-			ix = custom
-		}
+		o = *b.ranking
+	}
+	ix, err := discovery.NewIndex(o)
+	if err != nil {
+		return nil // not reached: RankWith checked the options
 	}
 	entries := make([]discovery.Entry, len(ts))
 	byName := make(map[string]Tool, len(ts))

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/account"
@@ -81,7 +82,14 @@ func TestRankWith(t *testing.T) {
 	}
 	o := discovery.DefaultOptions()
 	o.Abbreviations = map[string]string{"zxinv": "invoices"}
-	box.RankWith(o)
+	if err := box.RankWith(o); err != nil {
+		t.Fatal(err)
+	}
+	bad := o
+	bad.K1 = -1
+	if err := box.RankWith(bad); err == nil || !strings.Contains(err.Error(), "k1") {
+		t.Fatalf("bad options: %v", err)
+	}
 	if got, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{Query: "zxinv"}); len(got) != 1 || got[0].Name != "mcp.crm.listInvoices" {
 		t.Fatalf("with the shorthand: %v", got)
 	}
