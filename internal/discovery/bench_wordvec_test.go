@@ -67,11 +67,7 @@ func BenchmarkSearchAfterWrite(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		e := es[i%len(es)]
-		e.Summary += " changed"
-		if err := ix.Upsert(e); err != nil {
-			b.Fatal(err)
-		}
+		upsertChanged(b, ix, es[i%len(es)])
 		ix.Search(qs[i%len(qs)], nil, 5)
 	}
 }

@@ -73,6 +73,9 @@ type wordVectors struct {
 var loadedWordVectors sync.Map // stemmer name -> func() (*wordVectors, error)
 
 func loadWordVectors(stemmer string, stem func(string) string) (*wordVectors, error) {
+	if f, ok := loadedWordVectors.Load(stemmer); ok {
+		return f.(func() (*wordVectors, error))()
+	}
 	f, _ := loadedWordVectors.LoadOrStore(stemmer, sync.OnceValues(func() (*wordVectors, error) {
 		tab, err := wordvec.Default()
 		if err != nil {
