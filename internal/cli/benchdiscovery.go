@@ -286,10 +286,11 @@ func formatQueryTerm(t discovery.QueryTerm) string {
 		s += "×" + strconv.FormatFloat(t.Weight, 'g', 3, 64)
 	}
 	if t.Via != discovery.ViaQuery {
-		s += "<" + t.From + ":" + t.Via.String()
-		if t.From == "" {
-			s = strings.Replace(s, "<:", "<", 1)
+		s += "<"
+		if t.From != "" {
+			s += t.From + ":"
 		}
+		s += t.Via.String()
 	}
 	if t.DF == 0 {
 		s += "!"
