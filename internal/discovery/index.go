@@ -33,6 +33,7 @@ type Index struct {
 	wn      *wordnet.Thesaurus // nil when the WordNet expansion is off
 	wv      *wordVectors       // nil when the word vector expansion is off
 	vocab   vocabulary         // the terms with vectors, when wv is set
+	usage   map[Key][]docTerm  // what use taught about entries (usage.go); writers only
 
 	mu  sync.Mutex // serializes writers
 	cur atomic.Pointer[snapshot]
@@ -271,6 +272,18 @@ func (ix *Index) analyzeAll(entries []Entry) ([]*doc, error) {
 func (ix *Index) apply(docs []*doc, whole *segKey, remove []Key) int {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	return ix.applyLocked(docs, whole, remove)
+}
+
+// applyLocked is apply with ix.mu held. Docs get their entries' usage
+// here, under the lock, so a SetUsage between a write's analysis and its
+// publication is never lost.
+func (ix *Index) applyLocked(docs []*doc, whole *segKey, remove []Key) int {
+	if len(ix.usage) > 0 {
+		for i, d := range docs {
+			docs[i] = d.withUsage(ix.usage[d.e.Key()])
+		}
+	}
 	old := ix.cur.Load()
 	segs, deleted, touched := edit(slices.Clone(old.segs), docs, whole, remove)
 	s := newSnapshot(compact(segs))

@@ -14,6 +14,9 @@ type Weights struct {
 	Parameters  float64 `json:"parameters"`  // parameter names and descriptions
 	Tags        float64 `json:"tags"`        // tags and the source name
 	Path        float64 `json:"path"`        // the path of the URL template
+	// Usage holds the words accounts found the entry with (usage.go):
+	// learnt, not written by whoever published the entry.
+	Usage float64 `json:"usage"`
 }
 
 // Options tune ranking. Start from DefaultOptions.
@@ -84,8 +87,8 @@ func DefaultOptions() Options {
 	return Options{
 		K1:              1.2,
 		B:               0.75,
-		Weights:         Weights{Name: 4, Summary: 2, Description: 2, Parameters: 1, Tags: 1, Path: 1},
-		FieldB:          &Weights{Name: 0.75, Summary: 0.75, Description: 0.5, Parameters: 0.75, Tags: 0.75, Path: 0.75},
+		Weights:         Weights{Name: 4, Summary: 2, Description: 2, Parameters: 1, Tags: 1, Path: 1, Usage: 1},
+		FieldB:          &Weights{Name: 0.75, Summary: 0.75, Description: 0.5, Parameters: 0.75, Tags: 0.75, Path: 0.75, Usage: 1},
 		Stemmer:         "porter2",
 		Synonyms:        DefaultSynonyms,
 		SynonymWeight:   0.5,
@@ -164,11 +167,12 @@ const (
 	fParams
 	fTags
 	fPath
+	fUsage
 	numFields
 )
 
-var fieldNames = [numFields]string{"name", "summary", "description", "parameters", "tags", "path"}
+var fieldNames = [numFields]string{"name", "summary", "description", "parameters", "tags", "path", "usage"}
 
 func (w Weights) array() [numFields]float64 {
-	return [numFields]float64{w.Name, w.Summary, w.Description, w.Parameters, w.Tags, w.Path}
+	return [numFields]float64{w.Name, w.Summary, w.Description, w.Parameters, w.Tags, w.Path, w.Usage}
 }

@@ -1,0 +1,110 @@
+package discovery_test
+
+import (
+	"testing"
+
+	"github.com/sluicehq/sluice/internal/discovery"
+)
+
+// usageFrom is what every query of qs teaches about its relevant entries
+// (each query as one caller: a word's count is the number of queries that
+// used it for the entry), as the catalog learns from the feedback of
+// accounts; ix analyzes the queries.
+func usageFrom(ix *discovery.Index, qs []discovery.Labeled) map[string]discovery.Usage {
+	learned := map[string]discovery.Usage{}
+	for _, q := range qs {
+		terms := ix.LearnableTerms(q.Query)
+		for _, id := range q.Relevant {
+			if learned[id] == nil {
+				learned[id] = discovery.Usage{}
+			}
+			for _, w := range terms {
+				learned[id][w]++
+			}
+		}
+	}
+	return learned
+}
+
+// learntIndex is an index of es ranking with o that learnt usage before
+// its entries came, so no entry is written twice (a rewritten entry's old
+// version counts in df until compaction, which would make the figures
+// depend on the order of the writes).
+func learntIndex(t *testing.T, es []discovery.Entry, o discovery.Options, usage map[string]discovery.Usage) *discovery.Index {
+	t.Helper()
+	ix, err := discovery.NewIndex(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, u := range usage {
+		ix.SetUsage(discovery.Key{Kind: discovery.KindOperation, ID: id}, u)
+	}
+	if err := ix.Upsert(es...); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// crossValidateUsage scores learning from use on the training queries
+// only: five folds, each learnt from the other four and scored on its own
+// queries, never seen by the index (recall@5, MRR, recall@10).
+func crossValidateUsage(t *testing.T, es []discovery.Entry, all []discovery.Labeled, o discovery.Options, learn bool) (r5, mrr, r10 float64) {
+	const folds = 5
+	var n float64
+	analyzer := learntIndex(t, es, o, nil)
+	for fold := range folds {
+		var teach, test []discovery.Labeled
+		for i, q := range all {
+			if i%folds == fold {
+				test = append(test, q)
+			} else {
+				teach = append(teach, q)
+			}
+		}
+		var usage map[string]discovery.Usage
+		if learn {
+			usage = usageFrom(analyzer, teach)
+		}
+		ix := learntIndex(t, es, o, usage)
+		for _, k := range []int{5, 10} {
+			rep, err := discovery.Evaluate(ix, test, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := rep.Figures[0]
+			if k == 5 {
+				r5 += f.RecallAtK * float64(len(test))
+				mrr += f.MRR * float64(len(test))
+			} else {
+				r10 += f.RecallAtK * float64(len(test))
+			}
+		}
+		n += float64(len(test))
+	}
+	return r5 / n, mrr / n, r10 / n
+}
+
+// TestTuneUsage chooses the usage field's weight and b by five-fold cross
+// validation over both training sets (313 queries): the held-out and fresh
+// sets take no part.
+func TestTuneUsage(t *testing.T) {
+	if !*tune {
+		t.Skip("run with -tune")
+	}
+	es, sets := trainSets(t)
+	all := append(append([]discovery.Labeled{}, sets["train"]...), sets["para"]...)
+	base := discovery.DefaultOptions()
+	r5, mrr, r10 := crossValidateUsage(t, es, all, base, false)
+	t.Logf("no learning          r5 %.3f mrr %.3f r10 %.3f", r5, mrr, r10)
+	for _, w := range []float64{0.5, 1, 2, 3, 4} {
+		for _, b := range []float64{0, 0.5, 0.75, 1} {
+			o := base
+			o.Weights.Usage = w
+			fb := *base.FieldB
+			fb.Usage = b
+			o.FieldB = &fb
+			r5, mrr, r10 := crossValidateUsage(t, es, all, o, true)
+			t.Logf("usage %.1f b %.2f     r5 %.3f mrr %.3f r10 %.3f", w, b, r5, mrr, r10)
+		}
+	}
+}

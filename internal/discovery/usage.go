@@ -1,0 +1,184 @@
+package discovery
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Usage is what use taught the index about one entry: the words (analyzed
+// terms) callers found it with, each with how many callers did. The index
+// searches them as one more field of the entry (Weights.Usage), so an
+// entry written "Send a payment reminder" is found by "nudge" once callers
+// have asked for it that way and said that this entry was the answer.
+// Counts are of callers, not of times: whoever feeds Usage decides what a
+// caller is (the catalog counts accounts, so one account cannot make a
+// word weigh more than another's).
+type Usage map[string]int
+
+// MaxUsageTerms bounds the learnt words kept per entry: the most used
+// first (ties by word). An entry is about a few things; a long tail of
+// words used once says more about the callers than about it.
+const MaxUsageTerms = 64
+
+// SetUsage replaces what use taught the index about the entry with key k
+// (nil or empty forgets it). It applies now if the entry is in the index,
+// and whenever it is added or replaced later: usage belongs to the key,
+// not to one version of the entry. Words that are not analyzed terms
+// (upper case, spaces, over 64 bytes) and counts below 1 are ignored.
+func (ix *Index) SetUsage(k Key, u Usage) {
+	terms := boundUsage(u)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if len(terms) == 0 {
+		if _, ok := ix.usage[k]; !ok {
+			return
+		}
+		delete(ix.usage, k)
+	} else {
+		if ix.usage == nil {
+			ix.usage = map[Key][]docTerm{}
+		}
+		ix.usage[k] = terms
+	}
+	old := ix.cur.Load()
+	for i := range old.segs {
+		st := &old.segs[i]
+		if d, ok := st.seg.byKey[k]; ok && !st.isDeleted(d) {
+			// A new doc: docs are never changed in place. It keeps the
+			// old one's analysis and embedding.
+			ix.applyLocked([]*doc{st.seg.docs[d].withoutUsage()}, nil, nil)
+			return
+		}
+	}
+}
+
+// UsageOf returns what use taught the index about the entry with key k.
+func (ix *Index) UsageOf(k Key) Usage {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	terms := ix.usage[k]
+	if len(terms) == 0 {
+		return nil
+	}
+	u := make(Usage, len(terms))
+	for _, t := range terms {
+		u[t.term] = int(t.tf[fUsage])
+	}
+	return u
+}
+
+// LearnableTerms returns the words of query that use may teach the index:
+// the query's own search terms (after shorthands, stop words, numbers and
+// opaque values such as email addresses are gone), not its expansions,
+// and of those only the words the index holds or general English knows
+// (the word vectors' 50,000 words, when they are on). So a query
+// that carries a token, a password or a name teaches nothing of it: those
+// are not words of either. Qualifiers and exclusions teach nothing.
+func (ix *Index) LearnableTerms(query string) []string {
+	q := ix.parse(query)
+	s := ix.cur.Load()
+	var out []string
+	for _, t := range q.Terms {
+		if len(t) > maxTokenBytes {
+			continue
+		}
+		if s.df(t) > 0 || ix.knownWord(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// knownWord reports whether general English, as the loaded resources know
+// it, has a word that analyzes to term.
+func (ix *Index) knownWord(term string) bool {
+	if ix.wv == nil {
+		return false
+	}
+	_, ok := ix.wv.byStem[term]
+	return ok
+}
+
+// boundUsage turns u into usage terms (tf in the usage field), the
+// MaxUsageTerms most used, sorted by term.
+func boundUsage(u Usage) []docTerm {
+	terms := make([]docTerm, 0, len(u))
+	for w, n := range u {
+		if n < 1 || !isTerm(w) {
+			continue
+		}
+		var tf tfield
+		tf[fUsage] = sat(n)
+		terms = append(terms, docTerm{term: w, tf: tf})
+	}
+	if len(terms) > MaxUsageTerms {
+		slices.SortFunc(terms, func(a, b docTerm) int {
+			return cmp.Or(cmp.Compare(b.tf[fUsage], a.tf[fUsage]), strings.Compare(a.term, b.term))
+		})
+		terms = terms[:MaxUsageTerms]
+	}
+	slices.SortFunc(terms, func(a, b docTerm) int { return strings.Compare(a.term, b.term) })
+	return terms
+}
+
+// isTerm reports whether w can be an analyzed term: 1..64 bytes of lower
+// case letters and digits.
+func isTerm(w string) bool {
+	if w == "" || len(w) > maxTokenBytes {
+		return false
+	}
+	for _, r := range w {
+		if !isWordRune(r) || r != unicode.ToLower(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutUsage returns a copy of d without usage terms.
+func (d *doc) withoutUsage() *doc {
+	out := *d
+	out.terms = make([]docTerm, 0, len(d.terms))
+	for _, t := range d.terms {
+		t.tf[fUsage] = 0
+		if t.tf != (tfield{}) {
+			out.terms = append(out.terms, t)
+		}
+	}
+	out.lens[fUsage] = 0
+	return &out
+}
+
+// withUsage returns d with the usage terms merged into its terms (d when
+// there are none). d is not changed.
+func (d *doc) withUsage(usage []docTerm) *doc {
+	if len(usage) == 0 {
+		return d
+	}
+	out := *d
+	out.terms = make([]docTerm, 0, len(d.terms)+len(usage))
+	i, j := 0, 0
+	for i < len(d.terms) || j < len(usage) {
+		switch {
+		case j == len(usage) || i < len(d.terms) && d.terms[i].term < usage[j].term:
+			out.terms = append(out.terms, d.terms[i])
+			i++
+		case i == len(d.terms) || usage[j].term < d.terms[i].term:
+			out.terms = append(out.terms, usage[j])
+			j++
+		default:
+			t := d.terms[i]
+			t.tf[fUsage] = usage[j].tf[fUsage]
+			out.terms = append(out.terms, t)
+			i, j = i+1, j+1
+		}
+	}
+	var n int
+	for _, t := range usage {
+		n += int(t.tf[fUsage])
+	}
+	out.lens[fUsage] = sat(n)
+	return &out
+}
