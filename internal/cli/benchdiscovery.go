@@ -23,10 +23,14 @@ type discoveryBench struct {
 	IndexBuildMs float64           `json:"index_build_ms"`
 	MeanSearchUs float64           `json:"mean_search_us"`
 	// Embeddings is the model of a hybrid ranking ("": BM25 alone).
-	Embeddings   string            `json:"embeddings,omitempty"`
-	VectorWeight float64           `json:"vector_weight,omitempty"`
-	Report       *discovery.Report `json:"report"`
-	Misses       []benchMiss       `json:"misses,omitempty"`
+	Embeddings   string  `json:"embeddings,omitempty"`
+	VectorWeight float64 `json:"vector_weight,omitempty"`
+	// Learnt is the labeled file whose queries the index learnt from
+	// (discovery.LabeledUsage) before the run, and how many of them.
+	Learnt        string            `json:"learnt,omitempty"`
+	LearntQueries int               `json:"learnt_queries,omitempty"`
+	Report        *discovery.Report `json:"report"`
+	Misses        []benchMiss       `json:"misses,omitempty"`
 }
 
 // benchMiss is a query whose relevant entries were not all in the top k,
@@ -39,6 +43,7 @@ type benchMiss struct {
 func newBenchDiscoveryCmd(io Stdio) *cobra.Command {
 	var (
 		catalogDir, queriesFile, split, weights string
+		learnFile, learnSplit                   string
 		k, embBatch                             int
 		b, vectorWeight                         float64
 		embTimeout                              time.Duration
@@ -59,7 +64,12 @@ bytes of the capabilities answer (the JSON list of entries returned) with a quer
 (the top k) and without one (every entry).
 
 Tune ranking on --split train only; the held-out split is for the final figures.
-The shipped dataset is testdata/discovery (docs/discovery.md).`,
+The shipped dataset is testdata/discovery (docs/discovery.md).
+
+--learn FILE first teaches the index the queries of FILE's --learn-split (a
+labeled file of the same form), as if each were an account's feedback that its
+entries answered it: the words learnt from use (docs/discovery.md, "Learning
+from use"). Figures of queries it learnt from are not a test; run another split.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if catalogDir == "" || queriesFile == "" {
@@ -96,6 +106,12 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 			}
 			if len(qs) == 0 {
 				return fail(ExitInvalid, "%s: no query in split %s", queriesFile, split)
+			}
+			learnt := 0
+			if learnFile != "" {
+				if learnt, err = learnLabeled(ix, opts, entries, learnFile, learnSplit); err != nil {
+					return fail(ExitInvalid, "--learn: %v", err)
+				}
 			}
 			search := func(query string, n int) []discovery.Hit { return ix.Search(query, nil, n) }
 			var embedErr error // the first query the endpoint failed to embed
@@ -157,6 +173,9 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 				MeanSearchUs: float64(perSearch.Nanoseconds()) / 1000,
 				Report:       rep,
 			}
+			if learnFile != "" {
+				out.Learnt, out.LearntQueries = learnFile, learnt
+			}
 			if misses {
 				for _, r := range rep.Results {
 					if r.Recall < 1 {
@@ -180,6 +199,8 @@ The shipped dataset is testdata/discovery (docs/discovery.md).`,
 	fl.IntVar(&k, "k", 5, "size of the answer (top k)")
 	fl.StringVar(&split, "split", "all", "queries to run: train, heldout, fresh or all")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	fl.StringVar(&learnFile, "learn", "", "labeled queries to learn from before the run, as feedback of accounts (default: none)")
+	fl.StringVar(&learnSplit, "learn-split", "train", "the split of --learn to learn from: train, heldout, fresh or all")
 	fl.BoolVar(&misses, "misses", false, "also print each query whose relevant entries are not all in the top k")
 	fl.Float64Var(&opts.K1, "k1", opts.K1, "BM25 k1")
 	fl.Float64Var(&b, "b", 0, "BM25 b for every field (default: b per field, as the index has it)")
@@ -219,17 +240,46 @@ func readLabeledFile(path string) ([]discovery.Labeled, error) {
 	return qs, nil
 }
 
+// learnLabeled teaches ix, before its entries are written, what the
+// queries of split in file say about them, and returns how many queries
+// it learnt from. A second index analyzes the queries: which words a query
+// teaches depends on the entries.
+func learnLabeled(ix *discovery.Index, opts discovery.Options, entries []discovery.Entry, file, split string) (int, error) {
+	qs, err := readLabeledFile(file)
+	if err != nil {
+		return 0, err
+	}
+	if qs, err = discovery.FilterSplit(qs, split); err != nil {
+		return 0, fmt.Errorf("--learn-split: %v", err)
+	}
+	analyzer, err := discovery.NewIndex(opts)
+	if err != nil {
+		return 0, err
+	}
+	if err := analyzer.Upsert(entries...); err != nil {
+		return 0, err
+	}
+	usage, err := discovery.LabeledUsage(analyzer, qs)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", file, err)
+	}
+	for k, u := range usage {
+		ix.SetUsage(k, u)
+	}
+	return len(qs), nil
+}
+
 // parseWeights applies name=value pairs to w.
 func parseWeights(w discovery.Weights, s string) (discovery.Weights, error) {
 	fields := map[string]*float64{
 		"name": &w.Name, "summary": &w.Summary, "description": &w.Description,
-		"parameters": &w.Parameters, "tags": &w.Tags, "path": &w.Path,
+		"parameters": &w.Parameters, "tags": &w.Tags, "path": &w.Path, "usage": &w.Usage,
 	}
 	for _, pair := range strings.Split(s, ",") {
 		name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
 		p := fields[strings.ToLower(name)]
 		if !ok || p == nil {
-			return w, fmt.Errorf("%q: want FIELD=NUMBER with FIELD one of name, summary, description, parameters, tags, path", pair)
+			return w, fmt.Errorf("%q: want FIELD=NUMBER with FIELD one of name, summary, description, parameters, tags, path, usage", pair)
 		}
 		v, err := strconv.ParseFloat(value, 64)
 		if err != nil {
@@ -244,8 +294,8 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 	r := b.Report
 	o := b.Options
 	fmt.Fprintf(w, "catalog  %s: %d entries, index built in %.1f ms\n", b.Catalog, r.Entries, b.IndexBuildMs)
-	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g value-weight=%g source-weight=%g compound-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g\n",
-		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.ValueWeight, o.SourceWeight, o.CompoundWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path)
+	fmt.Fprintf(w, "ranking  k1=%g b=%s stemmer=%s synonym-weight=%g expansion-weight=%g phrase-weight=%g value-weight=%g source-weight=%g compound-weight=%g weights name=%g summary=%g description=%g parameters=%g tags=%g path=%g usage=%g\n",
+		o.K1, fieldB(o), o.Stemmer, o.SynonymWeight, o.ExpansionWeight, o.PhraseWeight, o.ValueWeight, o.SourceWeight, o.CompoundWeight, o.Weights.Name, o.Weights.Summary, o.Weights.Description, o.Weights.Parameters, o.Weights.Tags, o.Weights.Path, o.Weights.Usage)
 	if wn := o.WordNet; wn.Weight > 0 {
 		fmt.Fprintf(w, "wordnet  weight=%g max-df=%g senses=%d derived=%v hypernyms=%v hyponyms=%v max-terms=%d\n",
 			wn.Weight, wn.MaxDF, wn.Senses, wn.Derived, wn.Hypernyms, wn.Hyponyms, wn.MaxTerms)
@@ -256,6 +306,9 @@ func writeDiscoveryBench(w io.Writer, b *discoveryBench) {
 		fmt.Fprintf(w, "vectors  weight=%g min-similarity=%g max-terms=%d max-df=%g added-max-df=%g (GloVe word vectors)\n", wv.Weight, wv.MinSimilarity, wv.MaxTerms, wv.MaxDF, wv.AddedMaxDF)
 	} else {
 		fmt.Fprintf(w, "vectors  off\n")
+	}
+	if b.Learnt != "" {
+		fmt.Fprintf(w, "learnt   from %d queries of %s (their figures are not a test)\n", b.LearntQueries, b.Learnt)
 	}
 	if b.Embeddings != "" {
 		fmt.Fprintf(w, "hybrid   BM25 fused (RRF) with the vectors of %s, vector weight %g\n", b.Embeddings, b.VectorWeight)
@@ -301,7 +354,7 @@ func formatQueryTerm(t discovery.QueryTerm) string {
 // fieldB prints b, or b per field when the options set it.
 func fieldB(o discovery.Options) string {
 	if f := o.FieldB; f != nil {
-		return fmt.Sprintf("(name=%g summary=%g description=%g parameters=%g tags=%g path=%g)", f.Name, f.Summary, f.Description, f.Parameters, f.Tags, f.Path)
+		return fmt.Sprintf("(name=%g summary=%g description=%g parameters=%g tags=%g path=%g usage=%g)", f.Name, f.Summary, f.Description, f.Parameters, f.Tags, f.Path, f.Usage)
 	}
 	return strconv.FormatFloat(o.B, 'g', -1, 64)
 }

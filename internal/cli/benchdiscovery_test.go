@@ -84,6 +84,49 @@ func TestBenchDiscovery(t *testing.T) {
 	}
 }
 
+// --learn teaches the index a labeled file's split before the run: a query
+// the index learnt is found first, and the output says what was learnt.
+func TestBenchDiscoveryLearn(t *testing.T) {
+	// "giraffe" is an English word no entry holds or comes near: only
+	// learning can find the entry with it.
+	teach := writeFile(t, "teach.jsonl", `{"query":"giraffe the customer","relevant":["crm.deleteContact"],"split":"train"}`+"\n"+
+		`{"query":"giraffe again","relevant":["crm.deleteContact"],"split":"heldout"}`+"\n")
+	ask := writeFile(t, "ask.jsonl", `{"query":"giraffe","relevant":["crm.deleteContact"],"split":"heldout"}`+"\n")
+	run := func(args ...string) (recall float64, out string) {
+		t.Helper()
+		code, out, errOut := sluice(t, "", append([]string{"bench", "discovery", "--catalog", discoveryCatalog, "--queries", ask, "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var rep struct {
+			Learnt        string
+			LearntQueries int `json:"learnt_queries"`
+			Report        struct {
+				Figures []struct {
+					RecallAtK float64 `json:"recall_at_k"`
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Report.Figures) == 0 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if len(args) > 0 && (rep.Learnt != teach || rep.LearntQueries != 1) {
+			t.Fatalf("learnt %q from %d queries: %s", rep.Learnt, rep.LearntQueries, out)
+		}
+		return rep.Report.Figures[0].RecallAtK, out
+	}
+	if r, out := run(); r != 0 {
+		t.Fatalf("found without learning: %s", out)
+	}
+	if r, out := run("--learn", teach); r != 1 {
+		t.Fatalf("not found after learning the train split: %s", out)
+	}
+	code, out, _ := sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", ask, "--learn", teach, "--learn-split", "all")
+	if code != 0 || !strings.Contains(out, "learnt   from 2 queries of "+teach) || !strings.Contains(out, "usage=1") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+}
+
 func TestBenchDiscoveryBadInput(t *testing.T) {
 	bad := writeFile(t, "q.jsonl", `{"query":"x","relevant":["nope.op"]}`+"\n")
 	for _, tc := range []struct {
@@ -95,6 +138,9 @@ func TestBenchDiscoveryBadInput(t *testing.T) {
 		{[]string{"--catalog", discoveryCatalog, "--queries", bad}, `"nope.op" is not in the catalog`},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--split", "test"}, "--split"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--weights", "title=2"}, "--weights"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--learn", bad, "--learn-split", "all"}, `--learn: ` + bad + `: line 1: relevant id "nope.op" is not in the index`},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--learn", discoveryQueries, "--learn-split", "test"}, "--learn-split"},
+		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--learn", filepath.Join(t.TempDir(), "none.jsonl")}, "--learn: queries: open"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--b", "3"}, "b must be between"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--k", "0"}, "--k"},
 		{[]string{"--catalog", discoveryCatalog, "--queries", discoveryQueries, "--wordnet-weight", "2"}, "wordnet weight"},

@@ -6,38 +6,18 @@ import (
 	"github.com/sluicehq/sluice/internal/discovery"
 )
 
-// usageFrom is what every query of qs teaches about its relevant entries
-// (each query as one caller: a word's count is the number of queries that
-// used it for the entry), as the catalog learns from the feedback of
-// accounts; ix analyzes the queries.
-func usageFrom(ix *discovery.Index, qs []discovery.Labeled) map[string]discovery.Usage {
-	learned := map[string]discovery.Usage{}
-	for _, q := range qs {
-		terms := ix.LearnableTerms(q.Query)
-		for _, id := range q.Relevant {
-			if learned[id] == nil {
-				learned[id] = discovery.Usage{}
-			}
-			for _, w := range terms {
-				learned[id][w]++
-			}
-		}
-	}
-	return learned
-}
-
 // learntIndex is an index of es ranking with o that learnt usage before
 // its entries came, so no entry is written twice (a rewritten entry's old
 // version counts in df until compaction, which would make the figures
 // depend on the order of the writes).
-func learntIndex(t *testing.T, es []discovery.Entry, o discovery.Options, usage map[string]discovery.Usage) *discovery.Index {
+func learntIndex(t *testing.T, es []discovery.Entry, o discovery.Options, usage map[discovery.Key]discovery.Usage) *discovery.Index {
 	t.Helper()
 	ix, err := discovery.NewIndex(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, u := range usage {
-		ix.SetUsage(discovery.Key{Kind: discovery.KindOperation, ID: id}, u)
+	for k, u := range usage {
+		ix.SetUsage(k, u)
 	}
 	if err := ix.Upsert(es...); err != nil {
 		t.Fatal(err)
@@ -61,9 +41,12 @@ func crossValidateUsage(t *testing.T, es []discovery.Entry, all []discovery.Labe
 				teach = append(teach, q)
 			}
 		}
-		var usage map[string]discovery.Usage
+		var usage map[discovery.Key]discovery.Usage
 		if learn {
-			usage = usageFrom(analyzer, teach)
+			var err error
+			if usage, err = discovery.LabeledUsage(analyzer, teach); err != nil {
+				t.Fatal(err)
+			}
 		}
 		ix := learntIndex(t, es, o, usage)
 		for _, k := range []int{5, 10} {

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -181,4 +182,34 @@ func (d *doc) withUsage(usage []docTerm) *doc {
 	}
 	out.lens[fUsage] = sat(n)
 	return &out
+}
+
+// LabeledUsage is what labeled queries teach about the entries they name,
+// as if each query were one caller who said its entries answered it: for
+// each entry, each learnable word (LearnableTerms, analyzed by ix, which
+// must hold the entries) with the number of queries that used it. It is
+// how an operator's example questions, or a labeled set's training split,
+// become usage (SetUsage). An id ix does not hold fails, naming the line.
+func LabeledUsage(ix *Index, qs []Labeled) (map[Key]Usage, error) {
+	byID := map[string]Key{}
+	for _, e := range ix.Entries(nil) {
+		byID[e.ID] = e.Key()
+	}
+	out := map[Key]Usage{}
+	for _, q := range qs {
+		terms := ix.LearnableTerms(q.Query)
+		for _, id := range q.Relevant {
+			k, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("line %d: relevant id %q is not in the index", q.Line, id)
+			}
+			if out[k] == nil {
+				out[k] = Usage{}
+			}
+			for _, w := range terms {
+				out[k][w]++
+			}
+		}
+	}
+	return out, nil
 }

@@ -242,3 +242,26 @@ func TestUsageConcurrentWithWrites(t *testing.T) {
 		t.Fatalf("usage lost: %v", got)
 	}
 }
+
+// Labeled queries teach each named entry their learnable words, counted
+// once per query; an id the index lacks fails with its line.
+func TestLabeledUsage(t *testing.T) {
+	ix := newIndex(t, sample()...)
+	u, err := discovery.LabeledUsage(ix, []discovery.Labeled{
+		{Query: "annul the invoice", Relevant: []string{voidKey.ID}, Line: 1},
+		{Query: "annul it please", Relevant: []string{voidKey.ID, "crm.getCustomer"}, Line: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := u[voidKey]; len(got) != 2 || got["annul"] != 2 || got["invoic"] != 1 {
+		t.Fatalf("void: %v", got)
+	}
+	if got := u[discovery.Key{Kind: discovery.KindOperation, ID: "crm.getCustomer"}]; len(got) != 1 || got["annul"] != 1 {
+		t.Fatalf("customer: %v", got)
+	}
+	_, err = discovery.LabeledUsage(ix, []discovery.Labeled{{Query: "x", Relevant: []string{"nope"}, Line: 7}})
+	if err == nil || !strings.Contains(err.Error(), `line 7: relevant id "nope" is not in the index`) {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
