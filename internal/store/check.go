@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -373,6 +374,88 @@ func CheckKV(accountID, key string, value json.RawMessage, withValue bool) error
 func KVFull() *fault.Error {
 	return fault.New(fault.Invalid, "localStorage is full: at most %d keys", MaxKVKeysPerAccount).
 		WithSuggestions("Reuse keys or store fewer, larger values")
+}
+
+// CheckDiscoveryUsage checks one row of discovery usage (its At is the
+// store's and not checked): a discovery kind, an entry id, a term of
+// lower-case letters and digits (what discovery's analysis makes) and an
+// account id. Its fields are kind, entryId, term and account.
+func CheckDiscoveryUsage(r DiscoveryUsage) error { return checkDiscoveryUsage("", r) }
+
+// CheckDiscoveryUsageBatch checks the rows of one AddDiscoveryUsage call:
+// at most MaxDiscoveryUsageBatch, each checked by CheckDiscoveryUsage with
+// its index in the field ("rows[3].term").
+func CheckDiscoveryUsageBatch(rows []DiscoveryUsage) error {
+	if len(rows) > MaxDiscoveryUsageBatch {
+		return invalid("rows", "%d at once, over the limit of %d", len(rows), MaxDiscoveryUsageBatch).
+			WithSuggestions(fmt.Sprintf("Send at most %d rows a call", MaxDiscoveryUsageBatch))
+	}
+	for i, r := range rows {
+		if err := checkDiscoveryUsage(fmt.Sprintf("rows[%d].", i), r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckDiscoveryUsageEntry checks DeleteDiscoveryUsage's entry: kind and
+// entry id both set (that entry) or both empty (all usage).
+func CheckDiscoveryUsageEntry(kind, entryID string) error {
+	const both = "Give both kind and entry id to forget an entry's usage, or neither to forget all of it"
+	switch {
+	case kind == "" && entryID == "":
+		return nil
+	case kind == "":
+		return invalid("kind", "is required with an entry id").WithSuggestions(both)
+	case entryID == "":
+		return invalid("entryId", "is required with a kind").WithSuggestions(both)
+	}
+	return checkDiscoveryEntry("", kind, entryID)
+}
+
+// checkDiscoveryUsage checks r, each field named after prefix.
+func checkDiscoveryUsage(prefix string, r DiscoveryUsage) error {
+	if err := checkDiscoveryEntry(prefix, r.Kind, r.EntryID); err != nil {
+		return err
+	}
+	if err := checkDiscoveryTerm(prefix+"term", r.Term); err != nil {
+		return err
+	}
+	return CheckID(prefix+"account", r.Account)
+}
+
+func checkDiscoveryEntry(prefix, kind, entryID string) error {
+	if !slices.Contains(DiscoveryKinds, kind) {
+		if kind == "" {
+			return invalid(prefix+"kind", "is required")
+		}
+		return invalid(prefix+"kind", "%q is not a discovery kind", truncate(kind)).
+			WithSuggestions("Use one of " + strings.Join(DiscoveryKinds, ", "))
+	}
+	return CheckText(prefix+"entryId", entryID, MaxDiscoveryEntryIDBytes, true)
+}
+
+// checkDiscoveryTerm refuses a term that discovery's analysis cannot have
+// made: empty, over MaxDiscoveryTermBytes, not UTF-8, or holding anything
+// but letters (of any script) and digits that lower-casing leaves as they
+// are.
+func checkDiscoveryTerm(field, term string) error {
+	if term == "" {
+		return invalid(field, "is required")
+	}
+	if len(term) > MaxDiscoveryTermBytes {
+		return invalid(field, "is %d bytes long, over the limit of %d", len(term), MaxDiscoveryTermBytes)
+	}
+	if !utf8.ValidString(term) {
+		return invalid(field, "is not valid UTF-8")
+	}
+	for i, r := range term {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.ToLower(r) != r {
+			return invalid(field, "holds %q at byte %d; use lower-case letters and digits", r, i).
+				WithSuggestions("Terms are analyzed words: lower case, without spaces or punctuation")
+		}
+	}
+	return nil
 }
 
 func truncate(s string) string {

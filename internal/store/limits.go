@@ -46,4 +46,8 @@ const (
 
 	MaxAPIKeysPerAccount = 100
 	MaxAPIKeysMarked     = 100_000
+
+	MaxDiscoveryUsageBatch   = 1000
+	MaxDiscoveryTermBytes    = 64  // discovery's own cut of a token
+	MaxDiscoveryEntryIDBytes = 512 // NAME.operationId, capability and tool ids: over MaxIDBytes
 )

@@ -43,6 +43,7 @@ type Store interface {
 	SharedLimits
 	Values
 	Settings
+	DiscoveryUsageStore
 	// Close waits for pending writes and releases the database (and the data
 	// directory's lock). Calls after Close fail with Unavailable.
 	Close() error

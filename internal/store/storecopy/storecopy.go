@@ -61,6 +61,7 @@ var tables = []table{
 	{name: "capability_versions", key: []string{"seq"}},
 	{name: "knowledge_bases", key: []string{"name"}},
 	{name: "agents", key: []string{"name"}},
+	{name: "discovery_usage", key: []string{"kind", "entry_id", "term", "account_id"}},
 	// File values are verified with the files of the data directory.
 	{name: "scoped_values", key: []string{"area", "account_id", "scope", "key"}, verifyWhere: "area <> 'file'"},
 	{name: "scoped_value_usage", key: []string{"area", "account_id", "scope"}, derived: true},

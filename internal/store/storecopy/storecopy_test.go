@@ -95,6 +95,12 @@ func fill(t *testing.T, dir string, s *sqlite.DB) {
 	must(t, err)
 	_, _, err = s.PutAgent(ctx, store.Agent{Name: "echo", Entry: json.RawMessage(`{"name":"echo","url":"https://echo.example.com"}`)})
 	must(t, err)
+	n, err := s.AddDiscoveryUsage(ctx, []store.DiscoveryUsage{{Kind: "tool", EntryID: "op.Weather", Term: "forecast", Account: "alice"},
+		{Kind: "tool", EntryID: "op.Weather", Term: "forecast", Account: "bob"}, {Kind: "api", EntryID: "crm", Term: "über", Account: "bob"}})
+	must(t, err)
+	if n != 3 {
+		t.Fatalf("discovery usage: %d rows added, want 3", n)
+	}
 	must(t, s.PutValue(ctx, store.Value{Area: a2e.StorageSession, AccountID: "bob", Scope: "sess", Key: "k", Value: json.RawMessage(`1`), ExpiresAt: time.Now().Add(time.Hour)}))
 	hour := time.Now().UTC().Truncate(time.Hour)
 	must(t, s.SaveRateCounters(ctx, time.Now(), []store.RateCounter{{AccountID: "alice", Window: "requests_per_hour", Start: hour, End: hour.Add(time.Hour), Count: 3}}))
@@ -140,7 +146,7 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 			t.Errorf("%s: %+v", tr.Table, tr)
 		}
 	}
-	if copied["executions"] != 250 || copied["audit"] != 1200 || copied["events"] != 250 || copied["files (file storage)"] != 3 {
+	if copied["executions"] != 250 || copied["audit"] != 1200 || copied["events"] != 250 || copied["discovery_usage"] != 3 || copied["files (file storage)"] != 3 {
 		t.Fatalf("copied %v", copied)
 	}
 
@@ -183,6 +189,13 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 	}
 	if _, ok, _ := dst.GetValue(ctx, a2e.StorageFile, "alice", "", "reports/.tmp-0123"); ok {
 		t.Fatal("a temporary file was copied")
+	}
+	a, err := src.DiscoveryUsageCounts(ctx)
+	must(t, err)
+	b, err := dst.DiscoveryUsageCounts(ctx)
+	must(t, err)
+	if len(a) != 2 || !reflect.DeepEqual(a, b) {
+		t.Fatalf("discovery usage:\n sqlite   %+v\n postgres %+v", a, b)
 	}
 	// The derived values are rebuilt: the next event and execution follow on.
 	seq, err := dst.AppendEvents(ctx, "exec-000", json.RawMessage(`{"c":3}`))

@@ -48,6 +48,8 @@ func Run(t *testing.T, open Opener) {
 		{"KV", testKV},
 		{"MCPServers", testMCPServers},
 		{"KnowledgeBases", testKnowledgeBases},
+		{"DiscoveryUsage", testDiscoveryUsage}, {"DiscoveryUsageBounds", testDiscoveryUsageBounds},
+		{"DiscoveryUsageDelete", testDiscoveryUsageDelete}, {"DiscoveryUsagePrune", testDiscoveryUsagePrune},
 		{"Agents", testAgents}, {"AgentBound", testAgentBound},
 		{"Capabilities", testCapabilities}, {"CapabilityScoping", testCapabilityScoping}, {"CapabilityBounds", testCapabilityBounds},
 		{"TakeRate", testTakeRate}, {"TakeRateConcurrent", testTakeRateConcurrent}, {"Slots", testSlots},

@@ -1,0 +1,118 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// AddDiscoveryUsage implements store.DiscoveryUsageStore. Each row is
+// inserted unless it is there, in which case its time moves forward; a row
+// whose account does not exist undoes the whole call.
+func (db *DB) AddDiscoveryUsage(ctx context.Context, rows []store.DiscoveryUsage) (int, error) {
+	if err := store.CheckDiscoveryUsageBatch(rows); err != nil {
+		return 0, err
+	}
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	now := micros(db.clock.Now())
+	var added int
+	err := db.Write(ctx, func(tx *Tx) error {
+		added = 0
+		for _, r := range rows {
+			res, err := tx.Exec(`INSERT INTO discovery_usage (kind, entry_id, term, account_id, at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (kind, entry_id, term, account_id) DO NOTHING`, r.Kind, r.EntryID, r.Term, r.Account, now)
+			if isForeignKey(err) {
+				return notFound("account", r.Account)
+			}
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				added++
+				continue
+			}
+			if _, err := tx.Exec(`UPDATE discovery_usage SET at = MAX(at, ?) WHERE kind = ? AND entry_id = ? AND term = ? AND account_id = ?`,
+				now, r.Kind, r.EntryID, r.Term, r.Account); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, writeErr("the discovery usage", err)
+	}
+	return added, nil
+}
+
+// DiscoveryUsageCounts implements store.DiscoveryUsageStore.
+func (db *DB) DiscoveryUsageCounts(ctx context.Context) ([]store.DiscoveryUsageCount, error) {
+	rows, err := db.Read(ctx, `SELECT kind, entry_id, term, COUNT(*), MAX(at) FROM discovery_usage
+		GROUP BY kind, entry_id, term ORDER BY kind, entry_id, term`)
+	if err != nil {
+		return nil, readErr("the discovery usage", err)
+	}
+	defer rows.Close()
+	out := []store.DiscoveryUsageCount{}
+	for rows.Next() {
+		var c store.DiscoveryUsageCount
+		var last int64
+		if err := rows.Scan(&c.Kind, &c.EntryID, &c.Term, &c.Accounts, &last); err != nil {
+			return nil, readErr("the discovery usage", err)
+		}
+		c.Last = fromMicros(last)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, readErr("the discovery usage", err)
+	}
+	return out, nil
+}
+
+// DeleteDiscoveryUsage implements store.DiscoveryUsageStore.
+func (db *DB) DeleteDiscoveryUsage(ctx context.Context, kind, entryID string) (int, error) {
+	if err := store.CheckDiscoveryUsageEntry(kind, entryID); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := db.Write(ctx, func(tx *Tx) error {
+		var (
+			res sql.Result
+			err error
+		)
+		if kind == "" {
+			res, err = tx.Exec(`DELETE FROM discovery_usage`)
+		} else {
+			res, err = tx.Exec(`DELETE FROM discovery_usage WHERE kind = ? AND entry_id = ?`, kind, entryID)
+		}
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, writeErr("the discovery usage", err)
+	}
+	return int(n), nil
+}
+
+// PruneDiscoveryUsage implements store.DiscoveryUsageStore.
+func (db *DB) PruneDiscoveryUsage(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *Tx) error {
+		res, err := tx.Exec(`DELETE FROM discovery_usage WHERE at < ?`, micros(before))
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, writeErr("the discovery usage", err)
+	}
+	return int(n), nil
+}
