@@ -45,9 +45,11 @@ type DiscoveryUsageStore interface {
 	// nothing is written. At most MaxDiscoveryUsageBatch rows. A row whose
 	// account does not exist is NotFound, and nothing is written either.
 	AddDiscoveryUsage(ctx context.Context, rows []DiscoveryUsage) (added int, err error)
-	// DiscoveryUsageCounts returns every (kind, entry, term) with its
-	// number of accounts, ordered by kind, entry id, term (byte-wise).
-	DiscoveryUsageCounts(ctx context.Context) ([]DiscoveryUsageCount, error)
+	// DiscoveryUsageCounts returns each (kind, entry, term) with its number
+	// of accounts, ordered by kind, entry id, term (byte-wise): of the entry
+	// (kind, entryID), or of every entry when both are empty (one set and
+	// not the other is Invalid).
+	DiscoveryUsageCounts(ctx context.Context, kind, entryID string) ([]DiscoveryUsageCount, error)
 	// DeleteDiscoveryUsage forgets usage: kind and entryID both set, of
 	// that entry; both empty, all of it (one set and not the other is
 	// Invalid). It returns how many rows went.

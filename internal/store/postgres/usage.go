@@ -93,12 +93,19 @@ func compareUsage(a, b store.DiscoveryUsage) int {
 }
 
 // DiscoveryUsageCounts implements store.DiscoveryUsageStore.
-func (db *DB) DiscoveryUsageCounts(ctx context.Context) ([]store.DiscoveryUsageCount, error) {
+func (db *DB) DiscoveryUsageCounts(ctx context.Context, kind, entryID string) ([]store.DiscoveryUsageCount, error) {
+	if err := store.CheckDiscoveryUsageEntry(kind, entryID); err != nil {
+		return nil, err
+	}
+	where, args := "", []any(nil)
+	if kind != "" {
+		where, args = "WHERE kind = $1 AND entry_id = $2", []any{kind, entryID}
+	}
 	out := []store.DiscoveryUsageCount{}
 	err := db.Read(ctx, func(q Querier) error {
 		out = out[:0]
-		rows, err := q.Query(ctx, `SELECT kind, entry_id, term, COUNT(*), MAX(at) FROM discovery_usage
-			GROUP BY kind, entry_id, term ORDER BY kind, entry_id, term`)
+		rows, err := q.Query(ctx, `SELECT kind, entry_id, term, COUNT(*), MAX(at) FROM discovery_usage `+where+`
+			GROUP BY kind, entry_id, term ORDER BY kind, entry_id, term`, args...)
 		if err != nil {
 			return err
 		}

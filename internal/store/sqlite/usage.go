@@ -49,9 +49,16 @@ func (db *DB) AddDiscoveryUsage(ctx context.Context, rows []store.DiscoveryUsage
 }
 
 // DiscoveryUsageCounts implements store.DiscoveryUsageStore.
-func (db *DB) DiscoveryUsageCounts(ctx context.Context) ([]store.DiscoveryUsageCount, error) {
-	rows, err := db.Read(ctx, `SELECT kind, entry_id, term, COUNT(*), MAX(at) FROM discovery_usage
-		GROUP BY kind, entry_id, term ORDER BY kind, entry_id, term`)
+func (db *DB) DiscoveryUsageCounts(ctx context.Context, kind, entryID string) ([]store.DiscoveryUsageCount, error) {
+	if err := store.CheckDiscoveryUsageEntry(kind, entryID); err != nil {
+		return nil, err
+	}
+	where, args := "", []any(nil)
+	if kind != "" {
+		where, args = "WHERE kind = ? AND entry_id = ?", []any{kind, entryID}
+	}
+	rows, err := db.Read(ctx, `SELECT kind, entry_id, term, COUNT(*), MAX(at) FROM discovery_usage `+where+`
+		GROUP BY kind, entry_id, term ORDER BY kind, entry_id, term`, args...)
 	if err != nil {
 		return nil, readErr("the discovery usage", err)
 	}

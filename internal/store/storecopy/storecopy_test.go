@@ -190,9 +190,9 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 	if _, ok, _ := dst.GetValue(ctx, a2e.StorageFile, "alice", "", "reports/.tmp-0123"); ok {
 		t.Fatal("a temporary file was copied")
 	}
-	a, err := src.DiscoveryUsageCounts(ctx)
+	a, err := src.DiscoveryUsageCounts(ctx, "", "")
 	must(t, err)
-	b, err := dst.DiscoveryUsageCounts(ctx)
+	b, err := dst.DiscoveryUsageCounts(ctx, "", "")
 	must(t, err)
 	if len(a) != 2 || !reflect.DeepEqual(a, b) {
 		t.Fatalf("discovery usage:\n sqlite   %+v\n postgres %+v", a, b)

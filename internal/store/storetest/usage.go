@@ -17,7 +17,7 @@ func usage(kind, entry, term, account string) store.DiscoveryUsage {
 // usageCounts reads the counts as "kind/entry/term=accounts" lines.
 func usageCounts(t *testing.T, s store.Store) []string {
 	t.Helper()
-	cs, err := s.DiscoveryUsageCounts(ctx)
+	cs, err := s.DiscoveryUsageCounts(ctx, "", "")
 	must(t, err)
 	out := []string{}
 	for _, c := range cs {
@@ -57,7 +57,7 @@ func wantField(t *testing.T, err error, field, what string) {
 // Adding and counting: an account counts once per word and entry however
 // often it says so, and saying it again moves the row's time forward.
 func testDiscoveryUsage(t *testing.T, s store.Store) {
-	cs, err := s.DiscoveryUsageCounts(ctx)
+	cs, err := s.DiscoveryUsageCounts(ctx, "", "")
 	must(t, err)
 	if cs == nil || len(cs) != 0 {
 		t.Fatalf("an empty store's counts: %#v, want an empty list", cs)
@@ -67,7 +67,7 @@ func testDiscoveryUsage(t *testing.T, s store.Store) {
 
 	start := time.Now().Truncate(time.Microsecond)
 	addUsage(t, s, 2, usage("tool", "op.weather", "forecast", "alice"), usage("tool", "op.weather", "forecast", "bob"))
-	first, err := s.DiscoveryUsageCounts(ctx)
+	first, err := s.DiscoveryUsageCounts(ctx, "", "")
 	must(t, err)
 	if len(first) != 1 || first[0].Accounts != 2 || first[0].Kind != "tool" || first[0].EntryID != "op.weather" || first[0].Term != "forecast" {
 		t.Fatalf("two accounts on one word: %+v", first)
@@ -80,7 +80,7 @@ func testDiscoveryUsage(t *testing.T, s store.Store) {
 	// The same account again, in one call and in another: still two.
 	time.Sleep(2 * time.Millisecond)
 	addUsage(t, s, 0, usage("tool", "op.weather", "forecast", "alice"), usage("tool", "op.weather", "forecast", "alice"))
-	again, err := s.DiscoveryUsageCounts(ctx)
+	again, err := s.DiscoveryUsageCounts(ctx, "", "")
 	must(t, err)
 	if len(again) != 1 || again[0].Accounts != 2 {
 		t.Fatalf("an account said it twice: %+v", again)
@@ -195,6 +195,16 @@ func testDiscoveryUsageDelete(t *testing.T, s store.Store) {
 		usage("tool", "op.b", "rain", "alice"),
 		usage("agent", "op.a", "rain", "alice"), usage("agent", "op.a", "wind", "bob"),
 		usage("api", "op.a", "rain", "bob"))
+	// Counts of one entry: its kind and id both count.
+	one, err := s.DiscoveryUsageCounts(ctx, "tool", "op.a")
+	must(t, err)
+	if len(one) != 2 || one[0].Term != "rain" || one[0].Accounts != 2 || one[1].Term != "sun" || one[1].Accounts != 1 ||
+		one[0].Kind != "tool" || one[0].EntryID != "op.a" {
+		t.Fatalf("counts of tool op.a: %+v", one)
+	}
+	if none, err := s.DiscoveryUsageCounts(ctx, "capability", "op.a"); err != nil || len(none) != 0 {
+		t.Fatalf("counts of an entry without usage: %+v, %v", none, err)
+	}
 	n, err := s.DeleteDiscoveryUsage(ctx, "tool", "op.a")
 	must(t, err)
 	if n != 3 {
@@ -212,6 +222,8 @@ func testDiscoveryUsageDelete(t *testing.T, s store.Store) {
 	} {
 		_, err := s.DeleteDiscoveryUsage(ctx, c.kind, c.entry)
 		wantField(t, err, c.field, fmt.Sprintf("deleting %q %q", c.kind, c.entry))
+		_, err = s.DiscoveryUsageCounts(ctx, c.kind, c.entry)
+		wantField(t, err, c.field, fmt.Sprintf("counting %q %q", c.kind, c.entry))
 	}
 	wantCounts(t, s, "after refused deletes", "agent/op.a/rain=1", "agent/op.a/wind=1", "api/op.a/rain=1", "tool/op.b/rain=1")
 	n, err = s.DeleteDiscoveryUsage(ctx, "", "")
@@ -241,7 +253,7 @@ func testDiscoveryUsagePrune(t *testing.T, s store.Store) {
 		t.Fatalf("pruned %d rows before the cut, want 2", n)
 	}
 	wantCounts(t, s, "after the prune", "tool/op.a/rain=1", "tool/op.a/wind=1")
-	cs, err := s.DiscoveryUsageCounts(ctx)
+	cs, err := s.DiscoveryUsageCounts(ctx, "", "")
 	must(t, err)
 	for _, c := range cs {
 		if c.Last.Before(cut) {
