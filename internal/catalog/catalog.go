@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/caprun"
@@ -60,6 +61,11 @@ type Config struct {
 	// are groups added to discovery.DefaultSynonyms.
 	Abbreviations map[string]string
 	Synonyms      [][]string
+	// Usage, when set, keeps what use teaches (usage.go): learning from
+	// use is on. UsageRetention drops a word an account taught that long
+	// after it last did (0: never).
+	Usage          store.DiscoveryUsageStore
+	UsageRetention time.Duration
 	// VectorWeight, when set, is the hybrid fusion's vector weight
 	// (discovery.Hybrid.VectorWeight; default 1).
 	VectorWeight *float64
@@ -90,6 +96,10 @@ type Service struct {
 	kbs   map[string]store.KnowledgeBase  // without documents
 	apis  map[string][]discovery.Entry    // knowledge base -> its operation entries
 	order []string                        // knowledge bases by name
+
+	usageMu   sync.Mutex             // serialises loads of usage into the index
+	learnt    map[discovery.Key]bool // entries with usage in the index (under mu)
+	lastPrune time.Time              // (under mu)
 }
 
 // New makes an empty catalog; Load fills it.
@@ -123,7 +133,7 @@ func New(cfg Config) *Service {
 		panic(err) // the defaults are valid, with or without WordNet and word vectors; discovery's tests check it
 	}
 	s := &Service{cfg: cfg, ix: ix, hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
-		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}}
+		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}, learnt: map[discovery.Key]bool{}}
 	if cfg.Embedder != nil {
 		s.hy = discovery.NewHybrid(s.ix, cfg.Embedder, cfg.Logger)
 		if cfg.VectorWeight != nil {
@@ -146,10 +156,14 @@ func (s *Service) replace(ctx context.Context, kind discovery.Kind, source strin
 	return s.ix.Replace(kind, source, entries)
 }
 
-// Load indexes the operations, every stored knowledge base and the published
-// capabilities. A knowledge base that no longer imports is logged and left
+// Load indexes what use taught, the operations, every stored knowledge base
+// and the published capabilities. A knowledge base that no longer imports is logged and left
 // out, so one bad document never keeps the server from starting.
 func (s *Service) Load(ctx context.Context) error {
+	// Usage first: the entries then come with it, written once.
+	if err := s.loadUsage(ctx); err != nil {
+		return err
+	}
 	ops := make([]discovery.Entry, 0, len(s.cfg.Operations))
 	for _, spec := range s.cfg.Operations {
 		ops = append(ops, discovery.Entry{Kind: discovery.KindTool, ID: "op." + spec.Name, Source: "operations",

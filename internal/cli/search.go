@@ -187,5 +187,6 @@ discovery.synonyms. Admin only: expansions name words of every entry.`,
 	}
 	explain.Flags().BoolVar(&explainJSON, "json", false, "print the JSON answer")
 	cmd.AddCommand(imp, list, rm, explain)
+	cmd.AddCommand(learnCommands(io, &af)...)
 	return cmd
 }

@@ -76,3 +76,59 @@ func TestAPIImportAndSearch(t *testing.T) {
 		t.Fatalf("after rm: %d %s", code, errOut)
 	}
 }
+
+// sluice api learn teaches the server's discovery a labeled file's
+// questions; api usage lists the words learnt; api forget drops them.
+func TestAPILearnUsageForget(t *testing.T) {
+	adminServer(t)
+	if code, _, errOut := sluice(t, "", "api", "import", writeFile(t, "pets.yaml", petsAPI), "--name", "pets"); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	_, out, _ := sluice(t, "", "accounts", "create", "--name", "vet", "--apis", "pets")
+	var created struct {
+		APIKey string `json:"api_key"`
+	}
+	_ = json.Unmarshal([]byte(out), &created)
+	t.Setenv("SLUICE_API_KEY", created.APIKey)
+	if code, _, errOut := sluice(t, "", "search", "giraffe"); code != 0 || !strings.Contains(errOut, "nothing found") {
+		t.Fatalf("before learning: %d %s", code, errOut)
+	}
+	examples := writeFile(t, "examples.jsonl", `{"query":"giraffe checkup","relevant":["pets.listVaccinations"],"split":"train"}`+"\n"+
+		`{"query":"giraffe","relevant":["pets.listVaccinations","pets.listPets"],"split":"heldout"}`+"\n")
+	code, out, errOut := sluice(t, "", "api", "learn", examples, "--split", "train")
+	if code != 0 || !strings.Contains(out, "1 queries, 1 entries taught, 2 new words") {
+		t.Fatalf("learn: %d %q %s", code, out, errOut)
+	}
+	if code, out, _ := sluice(t, "", "search", "giraffe"); code != 0 || !strings.Contains(strings.Split(out, "\n")[0], "pets.listVaccinations") {
+		t.Fatalf("after learning: %d %q", code, out)
+	}
+	if code, out, _ := sluice(t, "", "api", "learn", examples); code != 0 || !strings.Contains(out, "2 queries, 3 entries taught, 1 new words") {
+		t.Fatalf("learn again, all splits: %d %q", code, out)
+	}
+	code, out, _ = sluice(t, "", "api", "usage")
+	if code != 0 || !strings.Contains(out, "operation pets.listVaccinations: checkup×1 giraff×1") || !strings.Contains(out, "operation pets.listPets: giraff×1") {
+		t.Fatalf("usage: %d %q", code, out)
+	}
+	if code, out, _ := sluice(t, "", "api", "usage", "--kind", "operation", "--id", "pets.listPets", "--json"); code != 0 || strings.Contains(out, "listVaccinations") || !strings.Contains(out, `"giraff": 1`) {
+		t.Fatalf("usage of one entry: %d %q", code, out)
+	}
+	// A line naming an entry the server lacks fails, naming the line.
+	bad := writeFile(t, "bad.jsonl", `{"query":"giraffe","relevant":["pets.nope"]}`+"\n")
+	if code, _, errOut := sluice(t, "", "api", "learn", bad); code != 1 || !strings.Contains(errOut, "line 1 (pets.nope)") {
+		t.Fatalf("unknown entry: %d %s", code, errOut)
+	}
+	for _, args := range [][]string{{}, {"--id", "pets.listPets"}, {"--all", "--id", "x", "--kind", "operation"}, {"--kind", "widget", "--id", "x"}} {
+		if code, _, _ := sluice(t, "", append([]string{"api", "forget"}, args...)...); code != 2 {
+			t.Fatalf("forget %v: %d", args, code)
+		}
+	}
+	if code, out, _ := sluice(t, "", "api", "forget", "--kind", "operation", "--id", "pets.listPets"); code != 0 || !strings.Contains(out, "1 words of accounts forgotten") {
+		t.Fatalf("forget one: %d %q", code, out)
+	}
+	if code, out, _ := sluice(t, "", "api", "forget", "--all"); code != 0 || !strings.Contains(out, "2 words of accounts forgotten") {
+		t.Fatalf("forget all: %d %q", code, out)
+	}
+	if code, _, errOut := sluice(t, "", "search", "giraffe"); code != 0 || !strings.Contains(errOut, "nothing found") {
+		t.Fatalf("after forgetting: %d %s", code, errOut)
+	}
+}

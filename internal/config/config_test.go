@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
 		Store: config.Store{DSN: "sqlite"},
-		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true,
+		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true, Learning: config.Learning{Enabled: true, Retention: 4320 * time.Hour},
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
 	}
@@ -469,6 +469,40 @@ func TestDiscoveryWordVectors(t *testing.T) {
 	_ = os.WriteFile(path, []byte("discovery:\n  word_vectors: maybe\n"), 0o644)
 	if _, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)}); err == nil || !strings.Contains(err.Error(), "discovery.word_vectors") {
 		t.Fatalf("word_vectors: maybe: %v", err)
+	}
+}
+
+// discovery.learning: on by default with a 180-day retention; off, or
+// another retention, from the file; a retention under an hour or negative
+// is refused naming its path, and 0 keeps the words for ever.
+func TestDiscoveryLearning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	if d := config.Defaults().Discovery.Learning; !d.Enabled || d.Retention != 180*24*time.Hour {
+		t.Fatalf("defaults: %+v", d)
+	}
+	for _, c := range []struct {
+		yaml string
+		want config.Learning
+		err  string
+	}{
+		{"enabled: false", config.Learning{Enabled: false, Retention: 4320 * time.Hour}, ""},
+		{"retention: 720h", config.Learning{Enabled: true, Retention: 720 * time.Hour}, ""},
+		{"retention: 0s", config.Learning{Enabled: true}, ""},
+		{"retention: 5m", config.Learning{}, "discovery.learning.retention"},
+		{"retention: -1h", config.Learning{}, "discovery.learning.retention"},
+		{"enabled: sometimes", config.Learning{}, "discovery.learning.enabled"},
+	} {
+		_ = os.WriteFile(path, []byte("discovery:\n  learning:\n    "+c.yaml+"\n"), 0o644)
+		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want an error naming %s", c.yaml, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cfg.Discovery.Learning != c.want {
+			t.Errorf("%s: %+v, %v", c.yaml, cfg.Discovery.Learning, err)
+		}
 	}
 }
 

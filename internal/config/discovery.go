@@ -27,6 +27,18 @@ type Discovery struct {
 	// Synonyms are groups of words searched for each other, each a string
 	// of words ("invoice bill statement"), added to the built-in groups.
 	Synonyms []string `yaml:"synonyms"`
+	// Learning is learning from use: accounts say which entry answered a
+	// query (POST /api/v1/discovery/feedback) and the catalog finds it
+	// with the query's words from then on (docs/discovery.md).
+	Learning Learning `yaml:"learning"`
+}
+
+// Learning configures learning from use.
+type Learning struct {
+	Enabled bool `yaml:"enabled"`
+	// Retention drops a word an account taught for an entry this long
+	// after the account last taught it (0: never).
+	Retention time.Duration `yaml:"retention"`
 }
 
 // Bounds of the operator's vocabulary.
@@ -94,6 +106,9 @@ func (d *decoder) validateDiscovery(c Discovery) {
 	d.validateVocabulary(c)
 	e := c.Embeddings
 	d.durationIn("discovery.embeddings.timeout", e.Timeout, time.Second, 10*time.Minute)
+	if r := c.Learning.Retention; r != 0 {
+		d.durationIn("discovery.learning.retention", r, time.Hour, 10*365*24*time.Hour)
+	}
 	d.intIn("discovery.embeddings.batch", int64(e.Batch), 1, 2048)
 	if !(e.VectorWeight >= 0 && e.VectorWeight <= 100) {
 		d.bad("discovery.embeddings.vector_weight", "must be between 0 and 100, got %v", e.VectorWeight)

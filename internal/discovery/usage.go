@@ -76,9 +76,12 @@ func (ix *Index) UsageOf(k Key) Usage {
 // and of those only the words the index holds or general English knows
 // (the word vectors' 50,000 words, when they are on). So a query
 // that carries a token, a password or a name teaches nothing of it: those
-// are not words of either. Qualifiers and exclusions teach nothing.
+// are not words of either; and a whitespace-separated piece of the query
+// that holds a token (tokenLike: "sk_live_Zx8Qw3Lk9Vb2Nm4R") teaches none
+// of its words, not even "sk" and "live". Qualifiers and exclusions teach
+// nothing.
 func (ix *Index) LearnableTerms(query string) []string {
-	q := ix.parse(query)
+	q := ix.parse(dropTokens(cutQuery(query)))
 	s := ix.cur.Load()
 	var out []string
 	for _, t := range q.Terms {
@@ -90,6 +93,40 @@ func (ix *Index) LearnableTerms(query string) []string {
 		}
 	}
 	return out
+}
+
+// dropTokens removes from s each whitespace-separated piece that holds a
+// token.
+func dropTokens(s string) string {
+	fields := strings.Fields(s)
+	kept := fields[:0]
+	for _, f := range fields {
+		if !tokenLike(f) {
+			kept = append(kept, f)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// tokenLike reports whether s holds a run of at least 12 letters and
+// digits with at least two of each: keys, tokens, hashes and ids, which
+// no word of a catalog is.
+func tokenLike(s string) bool {
+	run, letters, digits := 0, 0, 0
+	for _, r := range s + " " {
+		switch {
+		case unicode.IsDigit(r):
+			run, digits = run+1, digits+1
+		case unicode.IsLetter(r):
+			run, letters = run+1, letters+1
+		default:
+			if run >= 12 && letters >= 2 && digits >= 2 {
+				return true
+			}
+			run, letters, digits = 0, 0, 0
+		}
+	}
+	return false
 }
 
 // knownWord reports whether general English, as the loaded resources know

@@ -159,6 +159,9 @@ func TestLearnableTerms(t *testing.T) {
 		{"void invoice 4521 for jane.doe@example.com", []string{"void", "invoic", "email", "address"}},
 		{"kind:operation -customer annul", []string{"annul"}},
 		{"cancel with ghp_Zx8Qw3Lk9Vb2Nm4Rt7Yp1Uo6 now", []string{"cancel"}},
+		{"void invoice sk_live_Zx8Qw3Lk9Vb2Nm4Rt7Yp", []string{"void", "invoic"}},
+		{"void invoice 9f86d081884c7d659a2feaa0c55ad015", []string{"void", "invoic"}},
+		{"void invoice2026 v2", []string{"void"}}, // not words the index or English knows
 		{"the of and", nil},
 	} {
 		got := ix.LearnableTerms(c.query)

@@ -252,9 +252,13 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		}
 		return names, err
 	}
-	cat = catalog.New(catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog, Agents: agentNames,
+	catCfg := catalog.Config{Store: a.db, Operations: specs, Capabilities: capRegistry{registry}.Catalog, Agents: agentNames,
 		Audit: policy.AuditPolicy(cfg.A2S.Audit), Embedder: embedder, VectorWeight: &vectorWeight, NoWordNet: !cfg.Discovery.WordNet, NoWordVectors: !cfg.Discovery.WordVectors,
-		Abbreviations: cfg.Discovery.Abbreviations, Synonyms: synonymGroups(cfg.Discovery.Synonyms), Logger: log.With("component", "catalog")})
+		Abbreviations: cfg.Discovery.Abbreviations, Synonyms: synonymGroups(cfg.Discovery.Synonyms), Logger: log.With("component", "catalog")}
+	if cfg.Discovery.Learning.Enabled {
+		catCfg.Usage, catCfg.UsageRetention = a.db, cfg.Discovery.Learning.Retention
+	}
+	cat = catalog.New(catCfg)
 	if err := cat.Load(ctx); err != nil {
 		return nil, err
 	}

@@ -220,3 +220,118 @@ func TestDiscoveryExplain(t *testing.T) {
 		t.Fatalf("%s", r.raw)
 	}
 }
+
+// POST /api/v1/discovery/feedback: an account says which entry answered
+// its query, and from then on the query's words find that entry, for every
+// account that may see it. Each account counts once per word; what an
+// account may not see it cannot teach; a token or an email address in the
+// query is not learnt, logged or listed; the words survive a restart, and
+// the admin lists and forgets them.
+func TestDiscoveryLearnsFromFeedback(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	admin := s.admin
+	up := upstreamJSON(t, `{}`)
+	s.call("POST", "/api/v1/admin/apis", admin, map[string]any{"name": "crm", "document": crmOpenAPI(up.URL)}).want(t, http.StatusCreated)
+	_, key := s.account(map[string]any{"apis": []string{"crm"}}, nil)
+	_, key2 := s.account(map[string]any{"apis": []string{"crm"}}, nil)
+	_, plain := s.account(map[string]any{"operations": []string{"ApiCall"}}, nil)
+	const secret = "sk_live_Zx8Qw3Lk9Vb2Nm4Rt7Yp"
+	search := func(key, query string) []string {
+		t.Helper()
+		r := s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": query, "top_k": 1}).want(t, http.StatusOK)
+		var out []string
+		for _, x := range r.get("results").([]any) {
+			out = append(out, x.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	// "giraffe" is an English word no entry holds or comes near.
+	if got := search(key2, "giraffe"); len(got) != 0 {
+		t.Fatalf("before feedback: %v", got)
+	}
+	fb := map[string]any{"query": "giraffe report with " + secret + " for ann@example.com", "id": "crm.listInvoices"}
+	r := s.call("POST", "/api/v1/discovery/feedback", key, fb).want(t, http.StatusOK)
+	if r.str("kind") != "operation" || r.str("id") != "crm.listInvoices" || r.get("new") != float64(2) ||
+		fmt.Sprint(r.get("words")) != "[giraff report]" {
+		t.Fatalf("feedback: %s", r.raw)
+	}
+	if got := search(key2, "giraffe"); len(got) != 1 || got[0] != "crm.listInvoices" {
+		t.Fatalf("another account after feedback: %v", got)
+	}
+	if got := search(plain, "giraffe"); len(got) != 0 {
+		t.Fatalf("an account without the grant: %v", got)
+	}
+	// The same account again teaches nothing new; a second account adds
+	// its count.
+	if r := s.call("POST", "/api/v1/discovery/feedback", key, fb).want(t, http.StatusOK); r.get("new") != float64(0) {
+		t.Fatalf("again: %s", r.raw)
+	}
+	s.call("POST", "/api/v1/discovery/feedback", key2, map[string]any{"query": "giraffe", "id": "crm.listInvoices", "kind": "operation"}).want(t, http.StatusOK)
+	u := s.call("GET", "/api/v1/admin/discovery/usage", admin, nil).want(t, http.StatusOK)
+	if got := fmt.Sprint(u.get("entries")); got != "[map[id:crm.listInvoices kind:operation words:map[giraff:2 report:1]]]" {
+		t.Fatalf("usage: %s", u.raw)
+	}
+	// Nothing of the token or the address, anywhere.
+	for where, text := range map[string]string{"usage": string(u.raw), "logs": s.logs.String()} {
+		for _, bad := range []string{secret, "Zx8Qw3", "ann@", "example"} {
+			if strings.Contains(text, bad) {
+				t.Fatalf("%s holds %q", where, bad)
+			}
+		}
+	}
+	// What the account may not see, it cannot teach (and is not told it exists).
+	s.call("POST", "/api/v1/discovery/feedback", plain, fb).want(t, http.StatusNotFound)
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"id": "crm.listInvoices"}, "params.query"},
+		{map[string]any{"query": "x"}, "params.id"},
+		{map[string]any{"query": "x", "id": "crm.nope"}, "params.id"},
+		{map[string]any{"query": "x", "id": "crm.listInvoices", "kind": "widget"}, "params.kind"},
+		{map[string]any{"query": "x", "id": "crm.listInvoices", "kind": "tool"}, "params.id"},
+	} {
+		r := s.call("POST", "/api/v1/discovery/feedback", key, c.body)
+		if r.status != http.StatusBadRequest && r.status != http.StatusNotFound || !strings.Contains(string(r.raw), c.want) {
+			t.Fatalf("%v: %d %s", c.body, r.status, r.raw)
+		}
+	}
+	// Listing and forgetting are for the admin.
+	s.call("GET", "/api/v1/admin/discovery/usage", key, nil).want(t, http.StatusForbidden)
+	s.call("DELETE", "/api/v1/admin/discovery/usage?kind=operation&id=crm.listInvoices", key, nil).want(t, http.StatusForbidden)
+	s.call("DELETE", "/api/v1/admin/discovery/usage?id=crm.listInvoices", admin, nil).want(t, http.StatusBadRequest)
+
+	// A restart keeps what was learnt.
+	s.close()
+	s = startServer(t, dir)
+	if got := search(key2, "giraffe"); len(got) != 1 || got[0] != "crm.listInvoices" {
+		t.Fatalf("after a restart: %v", got)
+	}
+	if u := s.call("GET", "/api/v1/admin/discovery/usage?kind=operation&id=crm.listInvoices", admin, nil).want(t, http.StatusOK); !strings.Contains(string(u.raw), `"giraff":2`) {
+		t.Fatalf("usage of one entry after a restart: %s", u.raw)
+	}
+	if d := s.call("DELETE", "/api/v1/admin/discovery/usage?kind=operation&id=crm.listInvoices", admin, nil).want(t, http.StatusOK); d.get("deleted") != float64(3) {
+		t.Fatalf("forget: %s", d.raw)
+	}
+	if got := search(key2, "giraffe"); len(got) != 0 {
+		t.Fatalf("after forgetting: %v", got)
+	}
+	if u := s.call("GET", "/api/v1/admin/discovery/usage", admin, nil).want(t, http.StatusOK); fmt.Sprint(u.get("entries")) != "[]" {
+		t.Fatalf("usage after forgetting: %s", u.raw)
+	}
+}
+
+// discovery.learning.enabled: false serves no feedback route, and the
+// catalog learns nothing.
+func TestDiscoveryLearningOff(t *testing.T) {
+	s := newServer(t, func(c *config.Config) { c.Discovery.Learning.Enabled = false })
+	up := upstreamJSON(t, `{}`)
+	s.call("POST", "/api/v1/admin/apis", s.admin, map[string]any{"name": "crm", "document": crmOpenAPI(up.URL)}).want(t, http.StatusCreated)
+	_, key := s.account(map[string]any{"apis": []string{"crm"}}, nil)
+	r := s.call("POST", "/api/v1/discovery/feedback", key, map[string]any{"query": "giraffe", "id": "crm.listInvoices"})
+	if r.status == http.StatusOK {
+		t.Fatalf("feedback with learning off: %s", r.raw)
+	}
+	s.call("GET", "/api/v1/admin/discovery/usage", s.admin, nil).want(t, r.status)
+}

@@ -22,6 +22,16 @@ const (
 	// (discovery.Index.Explain). Admin only: the expansions name words of
 	// the whole catalog, whatever an account may see.
 	MethodAdminDiscoveryExplain = "admin.discovery.explain"
+	// MethodDiscoveryFeedback is an account saying which entry answered
+	// its query: the catalog learns the query's words for it
+	// (catalog.Service.Learn).
+	MethodDiscoveryFeedback = "discovery.feedback"
+	// MethodAdminDiscoveryUsage lists what use taught; admin only, since
+	// the words come from every account's queries.
+	MethodAdminDiscoveryUsage = "admin.discovery.usage"
+	// MethodAdminDiscoveryForget deletes what use taught, of one entry or
+	// of all.
+	MethodAdminDiscoveryForget = "admin.discovery.forget"
 )
 
 // Catalog is discovery over what the server offers (internal/catalog).
@@ -34,6 +44,10 @@ type Catalog interface {
 	RefreshCapabilities(ctx context.Context) error
 	RefreshAgents(ctx context.Context) error
 	Explain(query string) []discovery.QueryTerm
+	Learning() bool
+	Learn(ctx context.Context, p *account.Principal, query string, kind discovery.Kind, id string) (catalog.Learnt, error)
+	Usage(kind discovery.Kind, id string) []catalog.EntryUsage
+	Forget(ctx context.Context, kind discovery.Kind, id string) (int, error)
 }
 
 // apiEntry is an API operation as availableApis lists it.
@@ -175,4 +189,54 @@ func (s *Server) adminAPIsDelete(ctx context.Context, c *Call, w *e2a.StreamWrit
 		return err
 	}
 	return w.Complete(map[string]any{"deleted": name})
+}
+
+// discoveryFeedback is POST /api/v1/discovery/feedback {query, id, kind?}:
+// the entry id (of kind, when several kinds have that id) answered query.
+// The answer lists the words learnt.
+func (s *Server) discoveryFeedback(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	query := p.RequiredString("query")
+	id := p.RequiredString("id")
+	kind := p.String("kind")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	learnt, err := s.svc.Catalog.Learn(ctx, c.Principal, query, discovery.Kind(kind), id)
+	if err != nil {
+		return err
+	}
+	return w.Complete(learnt)
+}
+
+// adminDiscoveryUsage is GET /api/v1/admin/discovery/usage[?id=&kind=]:
+// the words use taught, per entry, each with how many accounts taught it.
+func (s *Server) adminDiscoveryUsage(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := p.String("id")
+	kind := p.String("kind")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	if kind != "" && !discovery.Kind(kind).Valid() {
+		return fault.New(fault.Invalid, "params.kind: want one of operation, api, capability, agent, tool, knowledge, got %q", kind).
+			WithDetail("path", "params.kind")
+	}
+	return w.Complete(map[string]any{"entries": s.svc.Catalog.Usage(discovery.Kind(kind), id)})
+}
+
+// adminDiscoveryForget is DELETE /api/v1/admin/discovery/usage[?kind=&id=]:
+// forget what use taught about one entry, or about all of them.
+func (s *Server) adminDiscoveryForget(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+	p := newParams(c.Env.Params)
+	id := p.String("id")
+	kind := p.String("kind")
+	if err := p.Done(); err != nil {
+		return err
+	}
+	n, err := s.svc.Catalog.Forget(ctx, discovery.Kind(kind), id)
+	if err != nil {
+		return err
+	}
+	return w.Complete(map[string]any{"deleted": n})
 }

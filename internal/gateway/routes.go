@@ -65,6 +65,7 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/v1/session"}, // A2E sessions over WebSocket; calls are tool.list/tool.call
 
 	{method: http.MethodPost, pattern: "/api/v1/knowledge/search", rpc: MethodKnowledgeSearch},
+	{method: http.MethodPost, pattern: "/api/v1/discovery/feedback", rpc: MethodDiscoveryFeedback},
 	{method: http.MethodPost, pattern: "/api/v1/agent-workflows/runs", rpc: MethodAgentWorkflowRun, okStatus: http.StatusAccepted},
 	{method: http.MethodGet, pattern: "/api/v1/agent-workflows/runs/{id}", rpc: MethodAgentWorkflowGet},
 	{method: http.MethodPost, pattern: "/api/v1/agent-workflows/runs/{id}/cancel", rpc: MethodAgentWorkflowCancel},
@@ -96,4 +97,6 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/v1/admin/apis", rpc: MethodAdminAPIsList},
 	{method: http.MethodDelete, pattern: "/api/v1/admin/apis/{id}", rpc: MethodAdminAPIsDelete},
 	{method: http.MethodGet, pattern: "/api/v1/admin/discovery/explain", rpc: MethodAdminDiscoveryExplain},
+	{method: http.MethodGet, pattern: "/api/v1/admin/discovery/usage", rpc: MethodAdminDiscoveryUsage},
+	{method: http.MethodDelete, pattern: "/api/v1/admin/discovery/usage", rpc: MethodAdminDiscoveryForget},
 }

@@ -183,6 +183,11 @@ func (s *Server) registerMethods() {
 		d.register(MethodAdminAPIsList, accessAdmin, s.adminAPIsList)
 		d.register(MethodAdminAPIsDelete, accessAdmin, s.adminAPIsDelete)
 		d.register(MethodAdminDiscoveryExplain, accessAdmin, s.adminDiscoveryExplain)
+		if s.svc.Catalog.Learning() {
+			d.register(MethodDiscoveryFeedback, accessAccount, s.discoveryFeedback)
+			d.register(MethodAdminDiscoveryUsage, accessAdmin, s.adminDiscoveryUsage)
+			d.register(MethodAdminDiscoveryForget, accessAdmin, s.adminDiscoveryForget)
+		}
 	}
 	if s.svc.Registry != nil {
 		read := accessAccount
