@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"unicode"
@@ -113,7 +114,7 @@ func (ix *Index) score(s *snapshot, terms []termStat, q Query, filter Filter, k 
 		acc.reset(len(seg.docs))
 		for _, t := range terms {
 			for _, p := range seg.postings[t.term] {
-				acc.add(p.doc, t.weight*t.idf*ix.termScore(&p.tf, &seg.lens[p.doc], &avg))
+				acc.add(p.doc, t.weight*t.idf*ix.termScore(&p, &seg.lens[p.doc], &avg))
 			}
 		}
 		for _, i := range acc.touched {
@@ -143,10 +144,11 @@ func (ix *Index) score(s *snapshot, terms []termStat, q Query, filter Filter, k 
 // frequencies are length-normalized per field, weighted and summed into one
 // pseudo-frequency before the k1 saturation (Robertson and Zaragoza, "The
 // Probabilistic Relevance Framework: BM25 and Beyond", 2009, section 3.4).
-func (ix *Index) termScore(tf, lens *tfield, avg *[numFields]float64) float64 {
+func (ix *Index) termScore(p *posting, lens *tfield, avg *[numFields]float64) float64 {
 	var w float64
-	for f := range numFields {
-		if tf[f] == 0 || ix.weights[f] == 0 {
+	for m := p.fields; m != 0; m &= m - 1 {
+		f := bits.TrailingZeros8(m)
+		if ix.weights[f] == 0 {
 			continue
 		}
 		b := ix.b[f]
@@ -154,7 +156,7 @@ func (ix *Index) termScore(tf, lens *tfield, avg *[numFields]float64) float64 {
 		if avg[f] > 0 {
 			norm = 1 - b + b*float64(lens[f])/avg[f]
 		}
-		w += ix.weights[f] * float64(tf[f]) / norm
+		w += ix.weights[f] * float64(p.tf[f]) / norm
 	}
 	k1 := ix.opts.K1
 	return w * (k1 + 1) / (k1 + w)

@@ -54,7 +54,7 @@ func updateSources(old *snapshot, s *snapshot, touched map[string]bool) *snapsho
 // aggregate builds the aggregate doc of source from the live docs of s;
 // nil when it has none.
 func aggregate(s *snapshot, source string) *doc {
-	sum := map[string]*tfield{}
+	sum := map[string]*tcount{}
 	var lens tfield
 	n := 0
 	for si := range s.segs {
@@ -72,11 +72,11 @@ func aggregate(s *snapshot, source string) *doc {
 				for _, t := range d.terms {
 					acc := sum[t.term]
 					if acc == nil {
-						acc = new(tfield)
+						acc = new(tcount)
 						sum[t.term] = acc
 					}
 					for f := range numFields {
-						acc[f] = addSat(acc[f], t.tf[f])
+						acc[f] = addSat8(acc[f], t.tf[f])
 					}
 				}
 			}
@@ -91,6 +91,13 @@ func aggregate(s *snapshot, source string) *doc {
 	}
 	slices.SortFunc(d.terms, func(a, b docTerm) int { return strings.Compare(a.term, b.term) })
 	return d
+}
+
+func addSat8(a, b uint8) uint8 {
+	if s := uint32(a) + uint32(b); s < 0xff {
+		return uint8(s)
+	}
+	return 0xff
 }
 
 func addSat(a, b uint16) uint16 {
@@ -131,7 +138,7 @@ func (ix *Index) sourceScores(src *snapshot, terms []termStat) map[string]float6
 			st := &src.segs[si]
 			for _, p := range st.seg.postings[t.term] {
 				if !st.isDeleted(p.doc) {
-					out[st.seg.docs[p.doc].e.Source] += t.weight * idf * ix.termScore(&p.tf, &st.seg.lens[p.doc], &avg)
+					out[st.seg.docs[p.doc].e.Source] += t.weight * idf * ix.termScore(&p, &st.seg.lens[p.doc], &avg)
 				}
 			}
 		}

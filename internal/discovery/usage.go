@@ -29,19 +29,19 @@ const MaxUsageTerms = 64
 // not to one version of the entry. Words that are not analyzed terms
 // (upper case, spaces, over 64 bytes) and counts below 1 are ignored.
 func (ix *Index) SetUsage(k Key, u Usage) {
-	terms := boundUsage(u)
+	l := boundUsage(u)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if len(terms) == 0 {
+	if len(l.terms) == 0 {
 		if _, ok := ix.usage[k]; !ok {
 			return
 		}
 		delete(ix.usage, k)
 	} else {
 		if ix.usage == nil {
-			ix.usage = map[Key][]docTerm{}
+			ix.usage = map[Key]learnt{}
 		}
-		ix.usage[k] = terms
+		ix.usage[k] = l
 	}
 	old := ix.cur.Load()
 	for i := range old.segs {
@@ -59,13 +59,13 @@ func (ix *Index) SetUsage(k Key, u Usage) {
 func (ix *Index) UsageOf(k Key) Usage {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	terms := ix.usage[k]
-	if len(terms) == 0 {
+	l := ix.usage[k]
+	if len(l.terms) == 0 {
 		return nil
 	}
-	u := make(Usage, len(terms))
-	for _, t := range terms {
-		u[t.term] = int(t.tf[fUsage])
+	u := make(Usage, len(l.terms))
+	for i, t := range l.terms {
+		u[t.term] = l.counts[i]
 	}
 	return u
 }
@@ -139,26 +139,39 @@ func (ix *Index) knownWord(term string) bool {
 	return ok
 }
 
-// boundUsage turns u into usage terms (tf in the usage field), the
-// MaxUsageTerms most used, sorted by term.
-func boundUsage(u Usage) []docTerm {
-	terms := make([]docTerm, 0, len(u))
+// learnt is an entry's usage as the index keeps it: the terms of its
+// usage field (tf saturated at 255) and, in the same order, the counts as
+// given.
+type learnt struct {
+	terms  []docTerm
+	counts []int
+}
+
+// boundUsage keeps the MaxUsageTerms most used words of u that can be
+// terms, sorted by term.
+func boundUsage(u Usage) learnt {
+	type word struct {
+		w string
+		n int
+	}
+	words := make([]word, 0, len(u))
 	for w, n := range u {
-		if n < 1 || !isTerm(w) {
-			continue
+		if n >= 1 && isTerm(w) {
+			words = append(words, word{w, n})
 		}
-		var tf tfield
-		tf[fUsage] = sat(n)
-		terms = append(terms, docTerm{term: w, tf: tf})
 	}
-	if len(terms) > MaxUsageTerms {
-		slices.SortFunc(terms, func(a, b docTerm) int {
-			return cmp.Or(cmp.Compare(b.tf[fUsage], a.tf[fUsage]), strings.Compare(a.term, b.term))
-		})
-		terms = terms[:MaxUsageTerms]
+	if len(words) > MaxUsageTerms {
+		slices.SortFunc(words, func(a, b word) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.w, b.w)) })
+		words = words[:MaxUsageTerms]
 	}
-	slices.SortFunc(terms, func(a, b docTerm) int { return strings.Compare(a.term, b.term) })
-	return terms
+	slices.SortFunc(words, func(a, b word) int { return strings.Compare(a.w, b.w) })
+	l := learnt{terms: make([]docTerm, len(words)), counts: make([]int, len(words))}
+	for i, w := range words {
+		l.terms[i].term = w.w
+		l.terms[i].tf[fUsage] = sat8(w.n)
+		l.counts[i] = w.n
+	}
+	return l
 }
 
 // isTerm reports whether w can be an analyzed term: 1..64 bytes of lower
@@ -181,7 +194,7 @@ func (d *doc) withoutUsage() *doc {
 	out.terms = make([]docTerm, 0, len(d.terms))
 	for _, t := range d.terms {
 		t.tf[fUsage] = 0
-		if t.tf != (tfield{}) {
+		if t.tf != (tcount{}) {
 			out.terms = append(out.terms, t)
 		}
 	}
