@@ -147,3 +147,45 @@ func FuzzDecodeEmbeddings(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLearn: whatever a caller sends as feedback, the words learnt are
+// analyzed terms, each once, words the catalog or English knows and never
+// a token, and setting them as usage keeps the index searchable and the
+// entry findable by them.
+func FuzzLearn(f *testing.F) {
+	for _, s := range []string{"nudge the customer about the overdue invoice", "sk_live_Zx8Qw3Lk9Vb2Nm4Rt7Yp refund",
+		"jane@example.com 4521 tmrw", "kind:operation -refund annul", strings.Repeat("giraffe ", 500), "\xff\xfe ǅǈ", ""} {
+		f.Add(s)
+	}
+	ix := New()
+	if err := ix.Upsert(Entry{Kind: KindOperation, ID: "billing.remind", Source: "billing", Name: "sendReminder", Summary: "Send a payment reminder"},
+		Entry{Kind: KindOperation, ID: "billing.refund", Source: "billing", Name: "refundPayment", Summary: "Refund a payment"}); err != nil {
+		f.Fatal(err)
+	}
+	key := Key{KindOperation, "billing.remind"}
+	f.Fuzz(func(t *testing.T, s string) {
+		words := ix.LearnableTerms(s)
+		seen := map[string]bool{}
+		for _, w := range words {
+			if !isTerm(w) || seen[w] || len(words) > MaxQueryTerms {
+				t.Fatalf("learnt %q of %q (%v)", w, s, words)
+			}
+			seen[w] = true
+		}
+		for _, w := range words {
+			// A word of the catalog or of English, never a token.
+			if tokenLike(w) || ix.cur.Load().df(w) == 0 && !ix.knownWord(w) {
+				t.Fatalf("learnt %q of %q: not a known word", w, s)
+			}
+		}
+		u := Usage{}
+		for _, w := range words {
+			u[w] = 1
+		}
+		ix.SetUsage(key, u)
+		if len(words) > 0 && len(ix.Search(strings.Join(words, " "), nil, 2)) == 0 {
+			t.Fatalf("nothing found by the learnt words %v", words)
+		}
+		ix.SetUsage(key, nil)
+	})
+}
