@@ -122,7 +122,7 @@ func TestBenchDiscoveryLearn(t *testing.T) {
 		t.Fatalf("not found after learning the train split: %s", out)
 	}
 	code, out, _ := sluice(t, "", "bench", "discovery", "--catalog", discoveryCatalog, "--queries", ask, "--learn", teach, "--learn-split", "all")
-	if code != 0 || !strings.Contains(out, "learnt   from 2 queries of "+teach) || !strings.Contains(out, "usage=1") {
+	if code != 0 || !strings.Contains(out, "learnt   from 2 queries of "+teach) || !strings.Contains(out, "path=1 usage=0.5") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 }

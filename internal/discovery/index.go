@@ -56,6 +56,7 @@ type segment struct {
 	byKey    map[Key]int32
 	bySource map[segKey][]int32
 	totLen   [numFields]int64
+	learnt   int // docs with a usage field
 }
 
 type posting struct {
@@ -81,10 +82,11 @@ func fieldMask(tf *tcount) uint8 {
 // segState is a segment as one snapshot sees it: which of its docs are
 // deleted. Bitsets are copied before a change, never changed in place.
 type segState struct {
-	seg     *segment
-	deleted []uint64 // nil when none is
-	ndel    int
-	delLen  [numFields]int64
+	seg       *segment
+	deleted   []uint64 // nil when none is
+	ndel      int
+	delLen    [numFields]int64
+	delLearnt int // deleted docs with a usage field
 }
 
 func (st *segState) isDeleted(i int32) bool {
@@ -99,6 +101,7 @@ type snapshot struct {
 	n      int              // live docs
 	total  int              // docs including deleted ones (idf counts them, as df does)
 	totLen [numFields]int64 // of live docs
+	learnt int              // live docs with a usage field
 	// sources is the index of the aggregate docs of sources (sources.go),
 	// nil unless Options.SourceWeight is set.
 	sources *snapshot
@@ -343,6 +346,9 @@ func edit(segs []segState, docs []*doc, whole *segKey, remove []Key) (_ []segSta
 		for f := range numFields {
 			st.delLen[f] += int64(st.seg.lens[d][f])
 		}
+		if st.seg.lens[d][fUsage] > 0 {
+			st.delLearnt++
+		}
 		touch(&st.seg.docs[d].e)
 		deleted++
 	}
@@ -426,6 +432,7 @@ func newSnapshot(segs []segState) *snapshot {
 		for f := range numFields {
 			s.totLen[f] += st.seg.totLen[f] - st.delLen[f]
 		}
+		s.learnt += st.seg.learnt - st.delLearnt
 	}
 	return s
 }
@@ -446,6 +453,9 @@ func buildSegment(docs []*doc) *segment {
 		seg.lens[i] = d.lens
 		for f := range numFields {
 			seg.totLen[f] += int64(d.lens[f])
+		}
+		if d.lens[fUsage] > 0 {
+			seg.learnt++
 		}
 		for _, t := range d.terms {
 			seg.postings[t.term] = append(seg.postings[t.term], posting{doc: int32(i), tf: t.tf, fields: fieldMask(&t.tf)})
@@ -468,4 +478,22 @@ func memoStem(stem func(string) string) func(string) string {
 		}
 		return s
 	}
+}
+
+// avgLens is the mean length of each field, the BM25F length
+// normalization's reference. The usage field's mean is over the docs that
+// have one: most entries have none until use teaches them, and a mean over
+// all would make the first learnt entry's few words look a hundred times
+// too long, and count for nothing.
+func (s *snapshot) avgLens() (avg [numFields]float64) {
+	if s.n == 0 {
+		return avg
+	}
+	for f := range numFields {
+		avg[f] = float64(s.totLen[f]) / float64(s.n)
+	}
+	if s.learnt > 0 {
+		avg[fUsage] = float64(s.totLen[fUsage]) / float64(s.learnt)
+	}
+	return avg
 }

@@ -87,7 +87,7 @@ func DefaultOptions() Options {
 	return Options{
 		K1:              1.2,
 		B:               0.75,
-		Weights:         Weights{Name: 4, Summary: 2, Description: 2, Parameters: 1, Tags: 1, Path: 1, Usage: 1},
+		Weights:         Weights{Name: 4, Summary: 2, Description: 2, Parameters: 1, Tags: 1, Path: 1, Usage: 0.5},
 		FieldB:          &Weights{Name: 0.75, Summary: 0.75, Description: 0.5, Parameters: 0.75, Tags: 0.75, Path: 0.75, Usage: 1},
 		Stemmer:         "porter2",
 		Synonyms:        DefaultSynonyms,

@@ -94,12 +94,7 @@ func (ix *Index) expandAll(s *snapshot, q Query) []termStat {
 // score ranks the docs of s for weighted terms with BM25F and returns the
 // k best that q and filter let through, best first.
 func (ix *Index) score(s *snapshot, terms []termStat, q Query, filter Filter, k int) []scored {
-	var avg [numFields]float64
-	for f := range numFields {
-		if s.n > 0 {
-			avg[f] = float64(s.totLen[f]) / float64(s.n)
-		}
-	}
+	avg := s.avgLens()
 	pairs := ix.phrasePairs(q, terms)
 	var srcScore map[string]float64
 	if ix.opts.SourceWeight > 0 {

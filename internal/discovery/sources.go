@@ -115,10 +115,7 @@ func (ix *Index) sourceScores(src *snapshot, terms []termStat) map[string]float6
 	if src == nil || src.n == 0 {
 		return nil
 	}
-	var avg [numFields]float64
-	for f := range numFields {
-		avg[f] = float64(src.totLen[f]) / float64(src.n)
-	}
+	avg := src.avgLens()
 	out := make(map[string]float64, src.n)
 	for _, t := range terms {
 		df := 0

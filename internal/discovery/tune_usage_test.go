@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/discovery"
@@ -27,15 +28,17 @@ func learntIndex(t *testing.T, es []discovery.Entry, o discovery.Options, usage 
 
 // crossValidateUsage scores learning from use on the training queries
 // only: five folds, each learnt from the other four and scored on its own
-// queries, never seen by the index (recall@5, MRR, recall@10).
-func crossValidateUsage(t *testing.T, es []discovery.Entry, all []discovery.Labeled, o discovery.Options, learn bool) (r5, mrr, r10 float64) {
+// queries, never seen by the index (recall@5, MRR, recall@10). sparse
+// turns it around: each fold is learnt alone and the other four are
+// scored, as in a catalog that use has taught little yet.
+func crossValidateUsage(t *testing.T, es []discovery.Entry, all []discovery.Labeled, o discovery.Options, learn, sparse bool) (r5, mrr, r10 float64) {
 	const folds = 5
 	var n float64
 	analyzer := learntIndex(t, es, o, nil)
 	for fold := range folds {
 		var teach, test []discovery.Labeled
 		for i, q := range all {
-			if i%folds == fold {
+			if (i%folds == fold) != sparse {
 				test = append(test, q)
 			} else {
 				teach = append(teach, q)
@@ -77,17 +80,23 @@ func TestTuneUsage(t *testing.T) {
 	es, sets := trainSets(t)
 	all := append(append([]discovery.Labeled{}, sets["train"]...), sets["para"]...)
 	base := discovery.DefaultOptions()
-	r5, mrr, r10 := crossValidateUsage(t, es, all, base, false)
-	t.Logf("no learning          r5 %.3f mrr %.3f r10 %.3f", r5, mrr, r10)
-	for _, w := range []float64{0.5, 1, 2, 3, 4} {
+	for _, sparse := range []bool{false, true} {
+		r5, mrr, r10 := crossValidateUsage(t, es, all, base, false, sparse)
+		t.Logf("sparse %-5v no learning          r5 %.3f mrr %.3f r10 %.3f", sparse, r5, mrr, r10)
+	}
+	for _, w := range []float64{0.25, 0.5, 0.75, 1, 1.5, 2} {
 		for _, b := range []float64{0, 0.5, 0.75, 1} {
 			o := base
 			o.Weights.Usage = w
 			fb := *base.FieldB
 			fb.Usage = b
 			o.FieldB = &fb
-			r5, mrr, r10 := crossValidateUsage(t, es, all, o, true)
-			t.Logf("usage %.1f b %.2f     r5 %.3f mrr %.3f r10 %.3f", w, b, r5, mrr, r10)
+			line := ""
+			for _, sparse := range []bool{false, true} {
+				r5, mrr, r10 := crossValidateUsage(t, es, all, o, true, sparse)
+				line += fmt.Sprintf("   sparse %-5v r5 %.3f mrr %.3f r10 %.3f", sparse, r5, mrr, r10)
+			}
+			t.Logf("usage %.2f b %.2f%s", w, b, line)
 		}
 	}
 }

@@ -268,3 +268,22 @@ func TestLabeledUsage(t *testing.T) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
+
+// The usage field's length is measured against the entries that have one:
+// the first entry use teaches, among many that nothing taught, is found by
+// its learnt words ahead of an entry that holds one of them in its
+// description. (Measured against every entry, its four words would count
+// as two hundred times too many, and for nearly nothing.)
+func TestFirstUsageCounts(t *testing.T) {
+	es := sample()
+	es = append(es, discovery.Entry{Kind: discovery.KindOperation, ID: "billing.listLate", Source: "billing", Name: "listLate",
+		Summary: "List late invoices", Description: "Invoices past their due date, also called overdue."})
+	for i := range 200 {
+		es = append(es, discovery.Entry{Kind: discovery.KindTool, ID: fmt.Sprintf("filler%d", i), Name: fmt.Sprintf("filler%d", i), Summary: "Something else entirely"})
+	}
+	ix := newIndex(t, es...)
+	ix.SetUsage(voidKey, discovery.Usage{"quux": 1, "overdu": 1, "invoic": 1, "void": 1})
+	if got := ids(ix.Search("quux overdue", nil, 2)); len(got) != 2 || got[0] != voidKey.ID || got[1] != "billing.listLate" {
+		t.Fatalf("the first learnt entry: %v", got)
+	}
+}
