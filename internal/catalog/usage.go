@@ -37,6 +37,16 @@ type EntryUsage struct {
 	Words map[string]int `json:"words"` // word -> accounts that found the entry with it
 }
 
+// CheckKind refuses a kind that is neither empty nor one of discovery's,
+// naming path (the parameter that carried it).
+func CheckKind(path string, kind discovery.Kind) error {
+	if kind == "" || kind.Valid() {
+		return nil
+	}
+	return fault.New(fault.Invalid, "%s: want one of operation, api, capability, agent, tool, knowledge, got %q", path, kind).
+		WithDetail("path", path)
+}
+
 // pruneEvery is how often Learn drops the usage older than the retention.
 const pruneEvery = 24 * time.Hour
 
@@ -83,9 +93,8 @@ func (s *Service) Learn(ctx context.Context, p *account.Principal, query string,
 // entryFor finds the entry p names by kind (optional) and id, among those
 // p may see; the admin may name any (to teach the catalog examples).
 func (s *Service) entryFor(p *account.Principal, kind discovery.Kind, id string) (discovery.Entry, error) {
-	if kind != "" && !kind.Valid() {
-		return discovery.Entry{}, fault.New(fault.Invalid, "params.kind: want one of operation, api, capability, agent, tool, knowledge, got %q", kind).
-			WithDetail("path", "params.kind")
+	if err := CheckKind("params.kind", kind); err != nil {
+		return discovery.Entry{}, err
 	}
 	filter := s.Filter(p)
 	if p.Admin() {
@@ -111,14 +120,14 @@ func (s *Service) entryFor(p *account.Principal, kind discovery.Kind, id string)
 		WithDetail("path", "params.kind")
 }
 
-// Usage lists what use taught: every entry with learnt words, or only the
-// entry (kind, id) when id is set. For an administrator: the words are
+// Usage lists what use taught: every entry with learnt words, or those of
+// that kind, or with that id (of that kind). For an administrator: the words are
 // those of every account's queries.
 func (s *Service) Usage(kind discovery.Kind, id string) []EntryUsage {
 	s.mu.RLock()
 	keys := make([]discovery.Key, 0, len(s.learnt))
 	for k := range s.learnt {
-		if id == "" || k.ID == id && (kind == "" || k.Kind == kind) {
+		if (id == "" || k.ID == id) && (kind == "" || k.Kind == kind) {
 			keys = append(keys, k)
 		}
 	}
@@ -149,9 +158,8 @@ func (s *Service) Forget(ctx context.Context, kind discovery.Kind, id string) (i
 		return 0, fault.New(fault.Invalid, "params: kind and id go together (both to forget one entry, neither to forget all)").
 			WithDetail("path", "params.kind")
 	}
-	if kind != "" && !kind.Valid() {
-		return 0, fault.New(fault.Invalid, "params.kind: want one of operation, api, capability, agent, tool, knowledge, got %q", kind).
-			WithDetail("path", "params.kind")
+	if err := CheckKind("params.kind", kind); err != nil {
+		return 0, err
 	}
 	n, err := s.cfg.Usage.DeleteDiscoveryUsage(ctx, string(kind), id)
 	if err != nil {

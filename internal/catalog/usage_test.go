@@ -75,6 +75,15 @@ func TestLearnFindsAndKeeps(t *testing.T) {
 	if u := c2.Usage("", ""); len(u) != 1 || u[0].ID != "shop.refundOrder" || u[0].Words["giraff"] != 1 {
 		t.Fatalf("usage: %+v", u)
 	}
+	if u := c2.Usage(discovery.KindOperation, ""); len(u) != 1 {
+		t.Fatalf("usage of a kind: %+v", u)
+	}
+	if u := c2.Usage(discovery.KindTool, ""); len(u) != 0 {
+		t.Fatalf("usage of another kind: %+v", u)
+	}
+	if u := c2.Usage("", "shop.listOrders"); len(u) != 0 {
+		t.Fatalf("usage of another entry: %+v", u)
+	}
 	// Forgetting all of it.
 	if n, err := c2.Forget(ctx, "", ""); err != nil || n != 1 {
 		t.Fatalf("forget: %d, %v", n, err)

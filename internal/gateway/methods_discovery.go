@@ -8,7 +8,6 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/discovery"
-	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -94,9 +93,8 @@ func (s *Server) knowledgeSearch(ctx context.Context, c *Call, w *e2a.StreamWrit
 	if err := p.Done(); err != nil {
 		return err
 	}
-	if kind != "" && !discovery.Kind(kind).Valid() {
-		return fault.New(fault.Invalid, "params.type: want one of operation, api, capability, agent, tool, knowledge, got %q", kind).
-			WithDetail("path", "params.type")
+	if err := catalog.CheckKind("params.type", discovery.Kind(kind)); err != nil {
+		return err
 	}
 	if kb != "" {
 		query += " source:" + kb
@@ -218,9 +216,8 @@ func (s *Server) adminDiscoveryUsage(_ context.Context, c *Call, w *e2a.StreamWr
 	if err := p.Done(); err != nil {
 		return err
 	}
-	if kind != "" && !discovery.Kind(kind).Valid() {
-		return fault.New(fault.Invalid, "params.kind: want one of operation, api, capability, agent, tool, knowledge, got %q", kind).
-			WithDetail("path", "params.kind")
+	if err := catalog.CheckKind("params.kind", discovery.Kind(kind)); err != nil {
+		return err
 	}
 	return w.Complete(map[string]any{"entries": s.svc.Catalog.Usage(discovery.Kind(kind), id)})
 }
