@@ -38,6 +38,10 @@ func (ix *Index) SetUsage(k Key, u Usage) {
 		}
 		delete(ix.usage, k)
 	} else {
+		if old, ok := ix.usage[k]; ok && slices.Equal(old.counts, l.counts) &&
+			slices.EqualFunc(old.terms, l.terms, func(a, b docTerm) bool { return a.term == b.term }) {
+			return // the same usage: the entry is not written again
+		}
 		if ix.usage == nil {
 			ix.usage = map[Key]learnt{}
 		}
