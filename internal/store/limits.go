@@ -47,7 +47,12 @@ const (
 	MaxAPIKeysPerAccount = 100
 	MaxAPIKeysMarked     = 100_000
 
-	MaxDiscoveryUsageBatch   = 1000
-	MaxDiscoveryTermBytes    = 64  // discovery's own cut of a token
-	MaxDiscoveryEntryIDBytes = 512 // NAME.operationId, capability and tool ids: over MaxIDBytes
+	MaxDiscoveryUsageBatch = 1000
+	// MaxDiscoveryUsagePerAccount bounds the rows one account keeps (its
+	// words of all entries): an account sending feedback at its rate limit
+	// all day cannot grow the table without end. Rows go with the
+	// retention, or when an admin forgets them.
+	MaxDiscoveryUsagePerAccount = 10000
+	MaxDiscoveryTermBytes       = 64  // discovery's own cut of a token
+	MaxDiscoveryEntryIDBytes    = 512 // NAME.operationId, capability and tool ids: over MaxIDBytes
 )

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/fault"
 )
 
 // Discovery usage: the discovery index learns from use. When an account says
@@ -44,6 +46,8 @@ type DiscoveryUsageStore interface {
 	// fails the call with Invalid naming its index ("rows[3].term: ...") and
 	// nothing is written. At most MaxDiscoveryUsageBatch rows. A row whose
 	// account does not exist is NotFound, and nothing is written either.
+	// An account that would keep more than MaxDiscoveryUsagePerAccount rows
+	// is Conflict (UsageFull), and nothing is written.
 	AddDiscoveryUsage(ctx context.Context, rows []DiscoveryUsage) (added int, err error)
 	// DiscoveryUsageCounts returns each (kind, entry, term) with its number
 	// of accounts, ordered by kind, entry id, term (byte-wise): of the entry
@@ -57,4 +61,12 @@ type DiscoveryUsageStore interface {
 	// PruneDiscoveryUsage deletes rows whose At is before the time and
 	// returns how many went.
 	PruneDiscoveryUsage(ctx context.Context, before time.Time) (int, error)
+}
+
+// UsageFull is the error of an account whose rows would pass
+// MaxDiscoveryUsagePerAccount.
+func UsageFull(account string) error {
+	return fault.New(fault.Conflict, "account %q has taught discovery %d words of entries, the most an account keeps; they go %s",
+		account, MaxDiscoveryUsagePerAccount, "after the retention (discovery.learning.retention), or when an admin forgets them").
+		WithDetail("account", account)
 }

@@ -77,7 +77,23 @@ func (db *DB) AddDiscoveryUsage(ctx context.Context, rows []store.DiscoveryUsage
 				added++
 			}
 		}
-		return res.Err()
+		res.Close() // before the next query on the connection
+		if err := res.Err(); err != nil || added == 0 {
+			return err
+		}
+		full, err := tx.Query(ctx, `SELECT account_id FROM discovery_usage WHERE account_id = ANY($1)
+			GROUP BY account_id HAVING COUNT(*) > $2 ORDER BY account_id LIMIT 1`, accounts, store.MaxDiscoveryUsagePerAccount)
+		if err != nil {
+			return err
+		}
+		over, err := pgx.CollectRows(full, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if len(over) > 0 {
+			return store.UsageFull(over[0])
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, writeErr("the discovery usage", err)

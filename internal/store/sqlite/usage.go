@@ -40,6 +40,23 @@ func (db *DB) AddDiscoveryUsage(ctx context.Context, rows []store.DiscoveryUsage
 				return err
 			}
 		}
+		if added == 0 {
+			return nil
+		}
+		checked := map[string]bool{}
+		for _, r := range rows {
+			if checked[r.Account] {
+				continue
+			}
+			checked[r.Account] = true
+			var n int
+			if err := tx.QueryRow(`SELECT COUNT(*) FROM discovery_usage WHERE account_id = ?`, r.Account).Scan(&n); err != nil {
+				return err
+			}
+			if n > store.MaxDiscoveryUsagePerAccount {
+				return store.UsageFull(r.Account)
+			}
+		}
 		return nil
 	})
 	if err != nil {

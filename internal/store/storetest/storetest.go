@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"KnowledgeBases", testKnowledgeBases},
 		{"DiscoveryUsage", testDiscoveryUsage}, {"DiscoveryUsageBounds", testDiscoveryUsageBounds},
 		{"DiscoveryUsageDelete", testDiscoveryUsageDelete}, {"DiscoveryUsagePrune", testDiscoveryUsagePrune},
+		{"DiscoveryUsagePerAccount", testDiscoveryUsagePerAccount},
 		{"Agents", testAgents}, {"AgentBound", testAgentBound},
 		{"Capabilities", testCapabilities}, {"CapabilityScoping", testCapabilityScoping}, {"CapabilityBounds", testCapabilityBounds},
 		{"TakeRate", testTakeRate}, {"TakeRateConcurrent", testTakeRateConcurrent}, {"Slots", testSlots},

@@ -268,3 +268,36 @@ func testDiscoveryUsagePrune(t *testing.T, s store.Store) {
 	}
 	wantCounts(t, s, "after pruning everything")
 }
+
+// An account keeps at most MaxDiscoveryUsagePerAccount rows: the write
+// that would pass it is Conflict and writes nothing, rows it only sees
+// again still go through, and another account is not held back.
+func testDiscoveryUsagePerAccount(t *testing.T, s store.Store) {
+	mkAccount(t, s, "alice")
+	mkAccount(t, s, "bob")
+	max := store.MaxDiscoveryUsagePerAccount
+	for start := 0; start < max; start += store.MaxDiscoveryUsageBatch {
+		rows := make([]store.DiscoveryUsage, 0, store.MaxDiscoveryUsageBatch)
+		for i := start; i < start+store.MaxDiscoveryUsageBatch && i < max; i++ {
+			rows = append(rows, usage("tool", fmt.Sprintf("op.%d", i/50), fmt.Sprintf("w%d", i), "alice"))
+		}
+		addUsage(t, s, len(rows), rows...)
+	}
+	over := []store.DiscoveryUsage{usage("tool", "op.x", "rain", "alice"), usage("tool", "op.x", "sun", "alice")}
+	_, err := s.AddDiscoveryUsage(ctx, over)
+	wantKind(t, err, fault.Conflict, "a row past the bound")
+	if fe := fault.From(err); !strings.Contains(fe.Message, `"alice"`) || fe.Details["account"] != "alice" {
+		t.Fatalf("the error does not name the account: %q %v", fe.Message, fe.Details)
+	}
+	if cs, err := s.DiscoveryUsageCounts(ctx, "tool", "op.x"); err != nil || len(cs) != 0 {
+		t.Fatalf("a refused write left %v, %v", cs, err)
+	}
+	// Seen again: no new row, no refusal.
+	addUsage(t, s, 0, usage("tool", "op.0", "w0", "alice"))
+	addUsage(t, s, 1, usage("tool", "op.x", "rain", "bob"))
+	// Forgetting makes room.
+	if _, err := s.DeleteDiscoveryUsage(ctx, "tool", "op.0"); err != nil {
+		t.Fatal(err)
+	}
+	addUsage(t, s, 2, over...)
+}
