@@ -56,11 +56,11 @@ func (s *Service) Learning() bool { return s.cfg.Usage != nil }
 // Learn records that the entry (kind, id) answered query for p. The entry
 // must be one p may see (else NotFound, as for an entry that does not
 // exist; the admin may name any entry); kind may be empty when only one
-// entry has the id. The query's
-// learnable words (discovery.Index.LearnableTerms: its own words that the
-// catalog or general English knows, never a token or an email address) are
-// stored for p and the entry, and the index finds the entry with them from
-// now on.
+// entry has the id. The query's learnable words
+// (discovery.Index.LearnableTerms: its own words that the catalog or
+// general English knows, never a token or an email address) are stored for
+// p and the entry, and the index finds the entry with them from now on. An
+// account past store.MaxDiscoveryUsagePerAccount words is Conflict.
 func (s *Service) Learn(ctx context.Context, p *account.Principal, query string, kind discovery.Kind, id string) (Learnt, error) {
 	if s.cfg.Usage == nil {
 		return Learnt{}, fault.New(fault.Unavailable, "learning from use is off (discovery.learning.enabled)")
