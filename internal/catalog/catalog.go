@@ -97,9 +97,9 @@ type Service struct {
 	apis  map[string][]discovery.Entry    // knowledge base -> its operation entries
 	order []string                        // knowledge bases by name
 
-	usageMu   sync.Mutex             // serialises loads of usage into the index
-	learnt    map[discovery.Key]bool // entries with usage in the index (under mu)
-	lastPrune time.Time              // (under mu)
+	usageMu  sync.Mutex             // serialises loads of usage into the index
+	learnt   map[discovery.Key]bool // entries with usage in the index (under mu)
+	lastSync time.Time              // the last load of usage (under mu)
 }
 
 // New makes an empty catalog; Load fills it.

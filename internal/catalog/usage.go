@@ -47,8 +47,9 @@ func CheckKind(path string, kind discovery.Kind) error {
 		WithDetail("path", path)
 }
 
-// pruneEvery is how often Learn drops the usage older than the retention.
-const pruneEvery = 24 * time.Hour
+// syncEvery is how often feedback makes the catalog reload every entry's
+// words from the store (what other gateways learnt, and the retention).
+const syncEvery = 10 * time.Minute
 
 // Learning reports whether the catalog learns from use.
 func (s *Service) Learning() bool { return s.cfg.Usage != nil }
@@ -86,7 +87,7 @@ func (s *Service) Learn(ctx context.Context, p *account.Principal, query string,
 			return Learnt{}, err
 		}
 	}
-	s.pruneIfDue(ctx)
+	s.syncIfDue()
 	return out, nil
 }
 
@@ -178,6 +179,10 @@ func (s *Service) loadUsage(ctx context.Context) error {
 	if s.cfg.Usage == nil {
 		return nil
 	}
+	// Held from the read on: a reload of one entry after feedback that
+	// came meanwhile then applies after this, with the newer counts.
+	s.usageMu.Lock()
+	defer s.usageMu.Unlock()
 	if s.cfg.UsageRetention > 0 {
 		if _, err := s.cfg.Usage.PruneDiscoveryUsage(ctx, time.Now().Add(-s.cfg.UsageRetention)); err != nil {
 			return err
@@ -195,15 +200,13 @@ func (s *Service) loadUsage(ctx context.Context) error {
 		}
 		usage[k][c.Term] = c.Accounts
 	}
-	s.usageMu.Lock()
-	defer s.usageMu.Unlock()
 	s.mu.Lock()
 	old := s.learnt
 	s.learnt = map[discovery.Key]bool{}
 	for k := range usage {
 		s.learnt[k] = true
 	}
-	s.lastPrune = time.Now()
+	s.lastSync = time.Now()
 	s.mu.Unlock()
 	for k := range old {
 		if usage[k] == nil {
@@ -239,27 +242,34 @@ func (s *Service) reloadUsage(ctx context.Context, k discovery.Key) error {
 	return nil
 }
 
-// pruneIfDue drops the usage older than the retention, once a day, and
-// reloads the index's usage if any went. A failure is logged: feedback was
-// already recorded, and the next call tries again.
-func (s *Service) pruneIfDue(ctx context.Context) {
-	if s.cfg.UsageRetention <= 0 {
-		return
-	}
+// syncIfDue reloads, at most every syncEvery and without holding up the
+// caller, every entry's words from the store (SyncUsage).
+func (s *Service) syncIfDue() {
 	s.mu.Lock()
-	due := time.Since(s.lastPrune) >= pruneEvery
+	due := time.Since(s.lastSync) >= syncEvery
 	if due {
-		s.lastPrune = time.Now()
+		s.lastSync = time.Now()
 	}
 	s.mu.Unlock()
 	if !due {
 		return
 	}
-	n, err := s.cfg.Usage.PruneDiscoveryUsage(ctx, time.Now().Add(-s.cfg.UsageRetention))
-	if err == nil && n > 0 {
-		err = s.loadUsage(ctx)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.SyncUsage(ctx); err != nil {
+			s.cfg.Logger.Warn("discovery: reloading what use taught", "error", err)
+		}
+	}()
+}
+
+// SyncUsage drops the words past the retention and gives the index what
+// the store holds: with several gateways on one database, the words
+// accounts taught through the others. Entries whose words did not change
+// are not written again.
+func (s *Service) SyncUsage(ctx context.Context) error {
+	if s.cfg.Usage == nil {
+		return nil
 	}
-	if err != nil {
-		s.cfg.Logger.Warn("discovery: pruning old usage", "error", err)
-	}
+	return s.loadUsage(ctx)
 }

@@ -146,3 +146,50 @@ func TestLearnRefuses(t *testing.T) {
 		t.Errorf("learning off: %v", err)
 	}
 }
+
+// Two catalogs on one store, as two gateways on one database: what one
+// learns, the other finds once it syncs (SyncUsage; feedback through it
+// makes it sync every ten minutes), and what one forgets goes from the
+// other at its next sync.
+func TestSyncUsageAcrossCatalogs(t *testing.T) {
+	st, err := sqlite.Open(ctx, sqlite.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.CreateAccount(ctx, store.Account{ID: "a", Name: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	a := &account.Principal{ID: "a", Permissions: policy.Permissions{APIs: []string{"shop"}}}
+	c1 := catalog.New(catalog.Config{Store: st, Usage: st})
+	c2 := catalog.New(catalog.Config{Store: st, Usage: st})
+	for _, c := range []*catalog.Service{c1, c2} {
+		if err := c.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Import(ctx, "shop", "", "json", []byte(shop), "admin"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c1.Learn(ctx, a, "giraffe", "", "shop.refundOrder"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(c2.Search(ctx, a, "giraffe", "", 1)); len(got) != 0 {
+		t.Fatalf("before a sync: %v", got)
+	}
+	if err := c2.SyncUsage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(c2.Search(ctx, a, "giraffe", "", 1)); !slices.Equal(got, []string{"shop.refundOrder"}) {
+		t.Fatalf("after a sync: %v", got)
+	}
+	if _, err := c1.Forget(ctx, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.SyncUsage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(c2.Search(ctx, a, "giraffe", "", 1)); len(got) != 0 {
+		t.Fatalf("after forgetting through the other: %v", got)
+	}
+}
