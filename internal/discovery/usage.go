@@ -78,11 +78,12 @@ func (ix *Index) UsageOf(k Key) Usage {
 // the query's own search terms (after shorthands, stop words, numbers and
 // opaque values such as email addresses are gone), not its expansions,
 // and of those only the words the index holds or general English knows
-// (the word vectors' 50,000 words, when they are on). So a query
-// that carries a token, a password or a name teaches nothing of it: those
-// are not words of either; and a whitespace-separated piece of the query
-// that holds a token (tokenLike: "sk_live_Zx8Qw3Lk9Vb2Nm4R") teaches none
-// of its words, not even "sk" and "live". Qualifiers and exclusions teach
+// (the word vectors' 50,000 words, when they are on). So a token or a
+// password in a query teaches nothing: neither knows it (a common first
+// name is a word of the table and may be learnt; an email address is a
+// value and never is). A whitespace-separated piece of the query that
+// holds a token (tokenLike: "sk_live_Zx8Qw3Lk9Vb2Nm4R") teaches none of
+// its words, not even "sk" and "live". Qualifiers and exclusions teach
 // nothing.
 func (ix *Index) LearnableTerms(query string) []string {
 	q := ix.parse(dropTokens(cutQuery(query)))
