@@ -78,10 +78,11 @@ func (ix *Index) UsageOf(k Key) Usage {
 // the query's own search terms (after shorthands, stop words, numbers and
 // opaque values such as email addresses are gone), not its expansions,
 // and of those only the words the index holds or general English knows
-// (the word vectors' 50,000 words, when they are on). So a token or a
-// password in a query teaches nothing: neither knows it (a common first
-// name is a word of the table and may be learnt; an email address is a
-// value and never is). A whitespace-separated piece of the query that
+// (the word vectors' 50,000 words, when they are on). So a key, a token
+// or a hash in a query teaches nothing: neither knows it. A plain word is
+// a word, though: a common first name, or a password that is a dictionary
+// word, may be learnt (an email address or a phone number is a value and
+// never is). A whitespace-separated piece of the query that
 // holds a token (tokenLike: "sk_live_Zx8Qw3Lk9Vb2Nm4R") teaches none of
 // its words, not even "sk" and "live". Qualifiers and exclusions teach
 // nothing.
