@@ -97,9 +97,8 @@ type Service struct {
 	apis  map[string][]discovery.Entry    // knowledge base -> its operation entries
 	order []string                        // knowledge bases by name
 
-	usageMu  sync.Mutex             // serialises loads of usage into the index
-	learnt   map[discovery.Key]bool // entries with usage in the index (under mu)
-	lastSync time.Time              // the last load of usage (under mu)
+	usageMu  sync.Mutex // serialises loads of usage into the index
+	lastSync time.Time  // the last load of usage (under mu)
 }
 
 // New makes an empty catalog; Load fills it.
@@ -133,7 +132,7 @@ func New(cfg Config) *Service {
 		panic(err) // the defaults are valid, with or without WordNet and word vectors; discovery's tests check it
 	}
 	s := &Service{cfg: cfg, ix: ix, hosts: map[string][]string{}, caps: map[string]policy.CapabilityRun{},
-		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}, learnt: map[discovery.Key]bool{}}
+		kbs: map[string]store.KnowledgeBase{}, apis: map[string][]discovery.Entry{}}
 	if cfg.Embedder != nil {
 		s.hy = discovery.NewHybrid(s.ix, cfg.Embedder, cfg.Logger)
 		if cfg.VectorWeight != nil {
@@ -161,7 +160,7 @@ func (s *Service) replace(ctx context.Context, kind discovery.Kind, source strin
 // out, so one bad document never keeps the server from starting.
 func (s *Service) Load(ctx context.Context) error {
 	// Usage first: the entries then come with it, written once.
-	if err := s.loadUsage(ctx); err != nil {
+	if err := s.SyncUsage(ctx); err != nil {
 		return err
 	}
 	ops := make([]discovery.Entry, 0, len(s.cfg.Operations))

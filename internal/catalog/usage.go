@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
@@ -51,6 +49,10 @@ func CheckKind(path string, kind discovery.Kind) error {
 // words from the store (what other gateways learnt, and the retention).
 const syncEvery = 10 * time.Minute
 
+func errLearningOff() error {
+	return fault.New(fault.Unavailable, "learning from use is off (discovery.learning.enabled)")
+}
+
 // Learning reports whether the catalog learns from use.
 func (s *Service) Learning() bool { return s.cfg.Usage != nil }
 
@@ -64,7 +66,7 @@ func (s *Service) Learning() bool { return s.cfg.Usage != nil }
 // account past store.MaxDiscoveryUsagePerAccount words is Conflict.
 func (s *Service) Learn(ctx context.Context, p *account.Principal, query string, kind discovery.Kind, id string) (Learnt, error) {
 	if s.cfg.Usage == nil {
-		return Learnt{}, fault.New(fault.Unavailable, "learning from use is off (discovery.learning.enabled)")
+		return Learnt{}, errLearningOff()
 	}
 	e, err := s.entryFor(p, kind, id)
 	if err != nil {
@@ -102,8 +104,7 @@ func (s *Service) entryFor(p *account.Principal, kind discovery.Kind, id string)
 		filter = func(discovery.Entry) bool { return true }
 	}
 	var found []discovery.Entry
-	for _, k := range []discovery.Kind{discovery.KindOperation, discovery.KindAPI, discovery.KindCapability,
-		discovery.KindAgent, discovery.KindTool, discovery.KindKnowledge} {
+	for _, k := range discovery.Kinds {
 		if kind != "" && k != kind {
 			continue
 		}
@@ -122,27 +123,15 @@ func (s *Service) entryFor(p *account.Principal, kind discovery.Kind, id string)
 }
 
 // Usage lists what use taught: every entry with learnt words, or those of
-// that kind, or with that id (of that kind). For an administrator: the words are
-// those of every account's queries.
+// that kind, or with that id (of that kind). For an administrator: the
+// words are those of every account's queries.
 func (s *Service) Usage(kind discovery.Kind, id string) []EntryUsage {
-	s.mu.RLock()
-	keys := make([]discovery.Key, 0, len(s.learnt))
-	for k := range s.learnt {
+	out := []EntryUsage{}
+	for _, k := range s.ix.UsageKeys() {
 		if (id == "" || k.ID == id) && (kind == "" || k.Kind == kind) {
-			keys = append(keys, k)
-		}
-	}
-	s.mu.RUnlock()
-	slices.SortFunc(keys, func(a, b discovery.Key) int {
-		if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	out := make([]EntryUsage, 0, len(keys))
-	for _, k := range keys {
-		if u := s.ix.UsageOf(k); len(u) > 0 {
-			out = append(out, EntryUsage{Kind: k.Kind, ID: k.ID, Words: u})
+			if u := s.ix.UsageOf(k); len(u) > 0 {
+				out = append(out, EntryUsage{Kind: k.Kind, ID: k.ID, Words: u})
+			}
 		}
 	}
 	return out
@@ -153,7 +142,7 @@ func (s *Service) Usage(kind discovery.Kind, id string) []EntryUsage {
 // accounts went.
 func (s *Service) Forget(ctx context.Context, kind discovery.Kind, id string) (int, error) {
 	if s.cfg.Usage == nil {
-		return 0, fault.New(fault.Unavailable, "learning from use is off (discovery.learning.enabled)")
+		return 0, errLearningOff()
 	}
 	if (kind == "") != (id == "") {
 		return 0, fault.New(fault.Invalid, "params: kind and id go together (both to forget one entry, neither to forget all)").
@@ -167,15 +156,17 @@ func (s *Service) Forget(ctx context.Context, kind discovery.Kind, id string) (i
 		return 0, err
 	}
 	if id == "" {
-		return n, s.loadUsage(ctx)
+		return n, s.SyncUsage(ctx)
 	}
 	return n, s.reloadUsage(ctx, discovery.Key{Kind: kind, ID: id})
 }
 
-// loadUsage gives the index everything the store holds (after dropping
-// what is older than the retention), and forgets in the index what the
-// store no longer holds.
-func (s *Service) loadUsage(ctx context.Context) error {
+// SyncUsage drops the words past the retention and gives the index what
+// the store holds, forgetting what it no longer holds: at start, after
+// forgetting all, and every syncEvery with feedback (with several gateways
+// on one database, the words accounts taught through the others). Entries
+// whose words did not change are not written again.
+func (s *Service) SyncUsage(ctx context.Context) error {
 	if s.cfg.Usage == nil {
 		return nil
 	}
@@ -201,14 +192,9 @@ func (s *Service) loadUsage(ctx context.Context) error {
 		usage[k][c.Term] = c.Accounts
 	}
 	s.mu.Lock()
-	old := s.learnt
-	s.learnt = map[discovery.Key]bool{}
-	for k := range usage {
-		s.learnt[k] = true
-	}
 	s.lastSync = time.Now()
 	s.mu.Unlock()
-	for k := range old {
+	for _, k := range s.ix.UsageKeys() {
 		if usage[k] == nil {
 			s.ix.SetUsage(k, nil)
 		}
@@ -231,13 +217,6 @@ func (s *Service) reloadUsage(ctx context.Context, k discovery.Key) error {
 	for _, c := range counts {
 		u[c.Term] = c.Accounts
 	}
-	s.mu.Lock()
-	if len(u) > 0 {
-		s.learnt[k] = true
-	} else {
-		delete(s.learnt, k)
-	}
-	s.mu.Unlock()
 	s.ix.SetUsage(k, u)
 	return nil
 }
@@ -261,15 +240,4 @@ func (s *Service) syncIfDue() {
 			s.cfg.Logger.Warn("discovery: reloading what use taught", "error", err)
 		}
 	}()
-}
-
-// SyncUsage drops the words past the retention and gives the index what
-// the store holds: with several gateways on one database, the words
-// accounts taught through the others. Entries whose words did not change
-// are not written again.
-func (s *Service) SyncUsage(ctx context.Context) error {
-	if s.cfg.Usage == nil {
-		return nil
-	}
-	return s.loadUsage(ctx)
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -123,7 +122,7 @@ when the server refuses a line, naming it.`,
 			if all == (id != "") || (id == "") != (kind == "") {
 				return fail(ExitInvalid, "forget needs --kind and --id, or --all")
 			}
-			if kind != "" && !slices.Contains([]string{"operation", "api", "capability", "agent", "tool", "knowledge"}, kind) {
+			if kind != "" && !discovery.Kind(kind).Valid() {
 				return fail(ExitInvalid, "--kind: want one of operation, api, capability, agent, tool, knowledge, got %q", kind)
 			}
 			c, err := af.client()

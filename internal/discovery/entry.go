@@ -1,6 +1,9 @@
 package discovery
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Kind is what an entry describes.
 type Kind string
@@ -15,14 +18,12 @@ const (
 	KindKnowledge  Kind = "knowledge"  // a knowledge document
 )
 
+// Kinds are the kinds of entries, in the order the documentation lists
+// them.
+var Kinds = []Kind{KindOperation, KindAPI, KindCapability, KindAgent, KindTool, KindKnowledge}
+
 // Valid reports whether k is one of the known kinds.
-func (k Kind) Valid() bool {
-	switch k {
-	case KindOperation, KindAPI, KindCapability, KindAgent, KindTool, KindKnowledge:
-		return true
-	}
-	return false
-}
+func (k Kind) Valid() bool { return slices.Contains(Kinds, k) }
 
 // Param is one parameter of an entry: its name and what it means.
 type Param struct {

@@ -67,7 +67,7 @@ func aggregate(s *snapshot, source string) *doc {
 				n++
 				d := st.seg.docs[i]
 				for f := range numFields {
-					lens[f] = addSat(lens[f], d.lens[f])
+					lens[f] = sat(int(lens[f]) + int(d.lens[f]))
 				}
 				for _, t := range d.terms {
 					acc := sum[t.term]
@@ -76,7 +76,7 @@ func aggregate(s *snapshot, source string) *doc {
 						sum[t.term] = acc
 					}
 					for f := range numFields {
-						acc[f] = addSat8(acc[f], t.tf[f])
+						acc[f] = sat8(int(acc[f]) + int(t.tf[f]))
 					}
 				}
 			}
@@ -91,20 +91,6 @@ func aggregate(s *snapshot, source string) *doc {
 	}
 	slices.SortFunc(d.terms, func(a, b docTerm) int { return strings.Compare(a.term, b.term) })
 	return d
-}
-
-func addSat8(a, b uint8) uint8 {
-	if s := uint32(a) + uint32(b); s < 0xff {
-		return uint8(s)
-	}
-	return 0xff
-}
-
-func addSat(a, b uint16) uint16 {
-	if s := uint32(a) + uint32(b); s < 0xffff {
-		return uint16(s)
-	}
-	return 0xffff
 }
 
 // sourceScores returns the BM25F score of each source of src for terms

@@ -3,6 +3,7 @@ package discovery
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -59,6 +60,16 @@ func (ix *Index) SetUsage(k Key, u Usage) {
 	}
 }
 
+// UsageKeys returns the keys of the entries use taught something, by kind
+// and id (entries not in the index included: usage belongs to the key).
+func (ix *Index) UsageKeys() []Key {
+	ix.mu.Lock()
+	keys := slices.Collect(maps.Keys(ix.usage))
+	ix.mu.Unlock()
+	slices.SortFunc(keys, func(a, b Key) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID)) })
+	return keys
+}
+
 // UsageOf returns what use taught the index about the entry with key k.
 func (ix *Index) UsageOf(k Key) Usage {
 	ix.mu.Lock()
@@ -91,9 +102,6 @@ func (ix *Index) LearnableTerms(query string) []string {
 	s := ix.cur.Load()
 	var out []string
 	for _, t := range q.Terms {
-		if len(t) > maxTokenBytes {
-			continue
-		}
 		if s.df(t) > 0 || ix.knownWord(t) {
 			out = append(out, t)
 		}

@@ -28,6 +28,9 @@ func TestUsageTeachesAWord(t *testing.T) {
 	if u := ix.UsageOf(voidKey); len(u) != 1 || u["quux"] != 1 {
 		t.Fatalf("UsageOf: %v", u)
 	}
+	if keys := ix.UsageKeys(); !slices.Equal(keys, []discovery.Key{voidKey}) {
+		t.Fatalf("UsageKeys: %v", keys)
+	}
 	// The entry's own text still finds it, and the learnt word does not
 	// change what other queries find.
 	if got := ids(ix.Search("customer record", nil, 1)); !slices.Equal(got, []string{"crm.getCustomer"}) {
@@ -40,6 +43,9 @@ func TestUsageTeachesAWord(t *testing.T) {
 	if u := ix.UsageOf(voidKey); u != nil {
 		t.Fatalf("UsageOf after forgetting: %v", u)
 	}
+	if keys := ix.UsageKeys(); len(keys) != 0 {
+		t.Fatalf("UsageKeys after forgetting: %v", keys)
+	}
 }
 
 // Usage belongs to the key: set before the entry exists, it applies when
@@ -48,6 +54,12 @@ func TestUsageTeachesAWord(t *testing.T) {
 func TestUsageFollowsTheKey(t *testing.T) {
 	ix := discovery.New()
 	ix.SetUsage(voidKey, discovery.Usage{"quux": 2})
+	other := discovery.Key{Kind: discovery.KindAgent, ID: "a"}
+	ix.SetUsage(other, discovery.Usage{"quux": 1})
+	if keys := ix.UsageKeys(); !slices.Equal(keys, []discovery.Key{other, voidKey}) {
+		t.Fatalf("keys of usage set before the entries, by kind: %v", keys)
+	}
+	ix.SetUsage(other, nil)
 	if err := ix.Upsert(sample()...); err != nil {
 		t.Fatal(err)
 	}
