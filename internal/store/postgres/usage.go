@@ -113,10 +113,7 @@ func (db *DB) DiscoveryUsageCounts(ctx context.Context, kind, entryID string) ([
 	if err := store.CheckDiscoveryUsageEntry(kind, entryID); err != nil {
 		return nil, err
 	}
-	where, args := "", []any(nil)
-	if kind != "" {
-		where, args = "WHERE kind = $1 AND entry_id = $2", []any{kind, entryID}
-	}
+	where, args := usageOfEntry(kind, entryID)
 	out := []store.DiscoveryUsageCount{}
 	err := db.Read(ctx, func(q Querier) error {
 		out = out[:0]
@@ -147,27 +144,29 @@ func (db *DB) DeleteDiscoveryUsage(ctx context.Context, kind, entryID string) (i
 	if err := store.CheckDiscoveryUsageEntry(kind, entryID); err != nil {
 		return 0, err
 	}
-	var n int64
-	err := db.Write(ctx, func(tx pgx.Tx) error {
-		sql, args := `DELETE FROM discovery_usage`, []any(nil)
-		if kind != "" {
-			sql, args = sql+` WHERE kind = $1 AND entry_id = $2`, []any{kind, entryID}
-		}
-		tag, err := tx.Exec(ctx, sql, args...)
-		n = tag.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, writeErr("the discovery usage", err)
-	}
-	return int(n), nil
+	where, args := usageOfEntry(kind, entryID)
+	return db.deleteUsage(ctx, where, args...)
 }
 
 // PruneDiscoveryUsage implements store.DiscoveryUsageStore.
 func (db *DB) PruneDiscoveryUsage(ctx context.Context, before time.Time) (int, error) {
+	return db.deleteUsage(ctx, `WHERE at < $1`, before)
+}
+
+// usageOfEntry is the WHERE clause of the rows of the entry (kind,
+// entryID), empty for every row when both are empty.
+func usageOfEntry(kind, entryID string) (string, []any) {
+	if kind == "" {
+		return "", nil
+	}
+	return `WHERE kind = $1 AND entry_id = $2`, []any{kind, entryID}
+}
+
+// deleteUsage deletes the rows where says and returns how many went.
+func (db *DB) deleteUsage(ctx context.Context, where string, args ...any) (int, error) {
 	var n int64
 	err := db.Write(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM discovery_usage WHERE at < $1`, before)
+		tag, err := tx.Exec(ctx, `DELETE FROM discovery_usage `+where, args...)
 		n = tag.RowsAffected()
 		return err
 	})

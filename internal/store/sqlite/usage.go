@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
@@ -70,10 +69,7 @@ func (db *DB) DiscoveryUsageCounts(ctx context.Context, kind, entryID string) ([
 	if err := store.CheckDiscoveryUsageEntry(kind, entryID); err != nil {
 		return nil, err
 	}
-	where, args := "", []any(nil)
-	if kind != "" {
-		where, args = "WHERE kind = ? AND entry_id = ?", []any{kind, entryID}
-	}
+	where, args := usageOfEntry(kind, entryID)
 	rows, err := db.Read(ctx, `SELECT kind, entry_id, term, COUNT(*), MAX(at) FROM discovery_usage `+where+`
 		GROUP BY kind, entry_id, term ORDER BY kind, entry_id, term`, args...)
 	if err != nil {
@@ -101,34 +97,29 @@ func (db *DB) DeleteDiscoveryUsage(ctx context.Context, kind, entryID string) (i
 	if err := store.CheckDiscoveryUsageEntry(kind, entryID); err != nil {
 		return 0, err
 	}
-	var n int64
-	err := db.Write(ctx, func(tx *Tx) error {
-		var (
-			res sql.Result
-			err error
-		)
-		if kind == "" {
-			res, err = tx.Exec(`DELETE FROM discovery_usage`)
-		} else {
-			res, err = tx.Exec(`DELETE FROM discovery_usage WHERE kind = ? AND entry_id = ?`, kind, entryID)
-		}
-		if err != nil {
-			return err
-		}
-		n, _ = res.RowsAffected()
-		return nil
-	})
-	if err != nil {
-		return 0, writeErr("the discovery usage", err)
-	}
-	return int(n), nil
+	where, args := usageOfEntry(kind, entryID)
+	return db.deleteUsage(ctx, where, args...)
 }
 
 // PruneDiscoveryUsage implements store.DiscoveryUsageStore.
 func (db *DB) PruneDiscoveryUsage(ctx context.Context, before time.Time) (int, error) {
+	return db.deleteUsage(ctx, `WHERE at < ?`, micros(before))
+}
+
+// usageOfEntry is the WHERE clause of the rows of the entry (kind,
+// entryID), empty for every row when both are empty.
+func usageOfEntry(kind, entryID string) (string, []any) {
+	if kind == "" {
+		return "", nil
+	}
+	return `WHERE kind = ? AND entry_id = ?`, []any{kind, entryID}
+}
+
+// deleteUsage deletes the rows where says and returns how many went.
+func (db *DB) deleteUsage(ctx context.Context, where string, args ...any) (int, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *Tx) error {
-		res, err := tx.Exec(`DELETE FROM discovery_usage WHERE at < ?`, micros(before))
+		res, err := tx.Exec(`DELETE FROM discovery_usage `+where, args...)
 		if err != nil {
 			return err
 		}
