@@ -333,5 +333,13 @@ func TestDiscoveryLearningOff(t *testing.T) {
 	if r.status == http.StatusOK {
 		t.Fatalf("feedback with learning off: %s", r.raw)
 	}
-	s.call("GET", "/api/v1/admin/discovery/usage", s.admin, nil).want(t, r.status)
+	// The methods are not served: 404, unknown method.
+	r.want(t, http.StatusNotFound)
+	if u := s.call("GET", "/api/v1/admin/discovery/usage", s.admin, nil).want(t, r.status); !strings.Contains(string(u.raw), "unknown method") {
+		t.Fatalf("usage with learning off: %s", u.raw)
+	}
+	k := s.call("POST", "/api/v1/knowledge/search", key, map[string]any{"query": "giraffe", "top_k": 1}).want(t, http.StatusOK)
+	if res, _ := k.get("results").([]any); len(res) != 0 {
+		t.Fatalf("learnt with learning off: %s", k.raw)
+	}
 }
