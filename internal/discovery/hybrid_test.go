@@ -93,11 +93,11 @@ func hybridEntries() []discovery.Entry {
 	}
 }
 
-func TestHybridFindsWhatBM25Misses(t *testing.T) {
-	var n atomic.Int32
-	srv := fakeServer(t, "sk-test-123", &n)
-	emb := &discovery.OpenAIEmbedder{BaseURL: srv.URL + "/", Model: "fake-embed", APIKey: "sk-test-123", MaxBatch: 3}
-	// Without WordNet and word vectors, which would widen automobile to car.
+// lexicalHybrid is a hybrid index of hybridEntries embedded by emb, without
+// WordNet and word vectors (which would widen automobile to car), so only
+// the vectors bridge words the entries lack.
+func lexicalHybrid(t *testing.T, emb discovery.Embedder) *discovery.Hybrid {
+	t.Helper()
 	o := discovery.DefaultOptions()
 	o.WordNet.Weight, o.WordVectors.Weight = 0, 0
 	ix, err := discovery.NewIndex(o)
@@ -108,6 +108,14 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	if err := h.Upsert(context.Background(), hybridEntries()...); err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+func TestHybridFindsWhatBM25Misses(t *testing.T) {
+	var n atomic.Int32
+	srv := fakeServer(t, "sk-test-123", &n)
+	emb := &discovery.OpenAIEmbedder{BaseURL: srv.URL + "/", Model: "fake-embed", APIKey: "sk-test-123", MaxBatch: 3}
+	h := lexicalHybrid(t, emb)
 	if got := n.Load(); got != 2 {
 		t.Fatalf("4 entries in batches of 3: %d requests", got)
 	}

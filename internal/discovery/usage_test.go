@@ -205,16 +205,8 @@ func TestUsageKeepsEmbeddings(t *testing.T) {
 	var n atomic.Int32
 	srv := fakeServer(t, "sk-test-123", &n)
 	emb := &discovery.OpenAIEmbedder{BaseURL: srv.URL + "/", Model: "fake-embed", APIKey: "sk-test-123"}
-	o := discovery.DefaultOptions()
-	o.WordNet.Weight, o.WordVectors.Weight = 0, 0
-	ix, err := discovery.NewIndex(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := discovery.NewHybrid(ix, emb, nil)
-	if err := h.Upsert(context.Background(), hybridEntries()...); err != nil {
-		t.Fatal(err)
-	}
+	h := lexicalHybrid(t, emb)
+	ix := h.Index()
 	calls := n.Load()
 	ix.SetUsage(discovery.Key{Kind: discovery.KindOperation, ID: "fleet.listCars"}, discovery.Usage{"motor": 1})
 	if n.Load() != calls {
