@@ -155,6 +155,12 @@ func benchSearch10k(b *testing.B, o discovery.Options) {
 	if err := ix.Upsert(synthetic(10000)...); err != nil {
 		b.Fatal(err)
 	}
+	benchSearchFiltered(b, ix)
+}
+
+// benchSearchFiltered times searches of ix (top 5) with a filter refusing
+// half the synthetic sources.
+func benchSearchFiltered(b *testing.B, ix *discovery.Index) {
 	filter := func(e discovery.Entry) bool { return e.Permission[len(e.Permission)-1]%2 == 0 }
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -12,10 +12,7 @@ import (
 // rewritten with the new words, like an upsert).
 func BenchmarkSetUsage10k(b *testing.B) {
 	es := synthetic(10000)
-	ix := discovery.New()
-	if err := ix.Upsert(es...); err != nil {
-		b.Fatal(err)
-	}
+	ix := newIndex(b, es...)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		e := es[i%len(es)]
@@ -43,13 +40,7 @@ func BenchmarkSearch10kLearnt(b *testing.B) {
 			if err := ix.Upsert(es...); err != nil {
 				b.Fatal(err)
 			}
-			filter := func(e discovery.Entry) bool { return e.Permission[len(e.Permission)-1]%2 == 0 }
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				if len(ix.Search(benchQueries[i%len(benchQueries)], filter, 5)) == 0 {
-					b.Fatal("no hit")
-				}
-			}
+			benchSearchFiltered(b, ix)
 		})
 	}
 }
