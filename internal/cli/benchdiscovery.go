@@ -107,10 +107,16 @@ from use"). Figures of queries it learnt from are not a test; run another split.
 			if len(qs) == 0 {
 				return fail(ExitInvalid, "%s: no query in split %s", queriesFile, split)
 			}
-			learnt := 0
+			var learnt []discovery.Labeled
 			if learnFile != "" {
-				if learnt, err = learnLabeled(ix, opts, entries, learnFile, learnSplit); err != nil {
+				if learnt, err = readLabeledFile(learnFile); err != nil {
 					return fail(ExitInvalid, "--learn: %v", err)
+				}
+				if learnt, err = discovery.FilterSplit(learnt, learnSplit); err != nil {
+					return fail(ExitInvalid, "--learn-split: %v", err)
+				}
+				if err := learnLabeled(ix, opts, entries, learnt); err != nil {
+					return fail(ExitInvalid, "--learn: %s: %v", learnFile, err)
 				}
 			}
 			search := func(query string, n int) []discovery.Hit { return ix.Search(query, nil, n) }
@@ -174,7 +180,7 @@ from use"). Figures of queries it learnt from are not a test; run another split.
 				Report:       rep,
 			}
 			if learnFile != "" {
-				out.Learnt, out.LearntQueries = learnFile, learnt
+				out.Learnt, out.LearntQueries = learnFile, len(learnt)
 			}
 			if misses {
 				for _, r := range rep.Results {
@@ -241,32 +247,24 @@ func readLabeledFile(path string) ([]discovery.Labeled, error) {
 }
 
 // learnLabeled teaches ix, before its entries are written, what the
-// queries of split in file say about them, and returns how many queries
-// it learnt from. A second index analyzes the queries: which words a query
-// teaches depends on the entries.
-func learnLabeled(ix *discovery.Index, opts discovery.Options, entries []discovery.Entry, file, split string) (int, error) {
-	qs, err := readLabeledFile(file)
-	if err != nil {
-		return 0, err
-	}
-	if qs, err = discovery.FilterSplit(qs, split); err != nil {
-		return 0, fmt.Errorf("--learn-split: %v", err)
-	}
+// labeled queries qs say about them. A second index analyzes the queries:
+// which words a query teaches depends on the entries.
+func learnLabeled(ix *discovery.Index, opts discovery.Options, entries []discovery.Entry, qs []discovery.Labeled) error {
 	analyzer, err := discovery.NewIndex(opts)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if err := analyzer.Upsert(entries...); err != nil {
-		return 0, err
+		return err
 	}
 	usage, err := discovery.LabeledUsage(analyzer, qs)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %v", file, err)
+		return err
 	}
 	for k, u := range usage {
 		ix.SetUsage(k, u)
 	}
-	return len(qs), nil
+	return nil
 }
 
 // parseWeights applies name=value pairs to w.
