@@ -51,6 +51,9 @@ func TestContract(t *testing.T) {
 				"another member answers Conflict",
 			queuetest.PeerDuplicates: "only the member owning the id's partition knows it is queued; through another " +
 				"member Enqueue answers true and the copy is dropped when read while the id is queued",
+			queuetest.PeerAttempts: "attempts are counted in the memory of the member that owns the item's partition; " +
+				"when a rebalance (the second member joining, a new topic) moves it between two leases, the new owner " +
+				"counts from the copy in the log",
 		},
 	})
 }
