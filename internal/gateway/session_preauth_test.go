@@ -72,6 +72,30 @@ func readMsg(t *testing.T, ws *websocket.Conn) (map[string]any, error) {
 	return m, nil
 }
 
+// serveTCP serves s's sessions over TCP on a random loopback port until
+// the test ends; it returns the address.
+func serveTCP(t *testing.T, s *testServer) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = s.app.Server.ServeSessions(ctx, ln) }()
+	return ln.Addr().String()
+}
+
+func dialTCP(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 // Before its handshake a WebSocket peer may send one frame of at most
 // session.MaxHandshakeBytes: a larger one closes the connection with 1009
 // (message too big) after at most that many bytes are read, not the whole
@@ -125,19 +149,7 @@ func TestWSFrameBeforeHandshakeIsBounded(t *testing.T) {
 
 // The handshake of a TCP session is read under the same bound.
 func TestTCPLineBeforeHandshakeIsBounded(t *testing.T) {
-	s := newServer(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = s.app.Server.ServeSessions(ctx, ln) }()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialTCP(t, serveTCP(t, newServer(t)))
 	go func() {
 		_, _ = conn.Write([]byte(`{"a2e":"1.0","type":"handshake/req","pad":"` + strings.Repeat("x", 64<<10) + "\"}\n"))
 	}()
@@ -195,26 +207,11 @@ func TestUnauthenticatedSessionBounds(t *testing.T) {
 		}
 	})
 	t.Run("tcp", func(t *testing.T) {
-		s := newServer(t, withSession(gateway.SessionConfig{MaxUnauthenticatedPerAddress: 1}))
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() { _ = s.app.Server.ServeSessions(ctx, ln) }()
-		held, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer held.Close()
+		addr := serveTCP(t, newServer(t, withSession(gateway.SessionConfig{MaxUnauthenticatedPerAddress: 1})))
+		dialTCP(t, addr)
 		// The held connection takes its slot when it is accepted: a second
 		// one is refused once the first is (the accept loop is in order).
-		second, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer second.Close()
+		second := dialTCP(t, addr)
 		_ = second.SetReadDeadline(time.Now().Add(20 * time.Second))
 		br := bufio.NewReader(second)
 		l, err := br.ReadString('\n')
