@@ -55,7 +55,11 @@ type Service struct {
 
 type cached struct {
 	p       *Principal
-	expires time.Time
+	expires time.Time // the entry's own end (principalTTL)
+	// keyExpires is the key's expires_at (zero: never). The cache trusts
+	// what it holds for principalTTL, but never past the key's own end: a
+	// hit at or after it is refused as the store's record would be.
+	keyExpires time.Time
 }
 
 // New makes a Service.
@@ -86,6 +90,11 @@ func (s *Service) Authenticate(ctx context.Context, text string) (*Principal, er
 	now := s.cfg.Clock.Now()
 	s.mu.Lock()
 	if c, ok := s.cache[sum]; ok && now.Before(c.expires) {
+		if !c.keyExpires.IsZero() && !now.Before(c.keyExpires) {
+			delete(s.cache, sum)
+			s.mu.Unlock()
+			return nil, policy.KeyExpired.Err()
+		}
 		s.mu.Unlock()
 		return c.p, nil
 	}
@@ -114,7 +123,7 @@ func (s *Service) Authenticate(ctx context.Context, text string) (*Principal, er
 	if len(s.cache) >= maxCachedPrincipals {
 		clear(s.cache) // rare: a burst of distinct keys; start over
 	}
-	s.cache[sum] = cached{p: p, expires: now.Add(principalTTL)}
+	s.cache[sum] = cached{p: p, expires: now.Add(principalTTL), keyExpires: rec.Expires}
 	s.mu.Unlock()
 	return p, nil
 }

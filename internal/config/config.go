@@ -131,6 +131,13 @@ type Session struct {
 	// ShutdownTimeout is how long a shutdown without its own timeout drains
 	// calls in flight.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// MaxUnauthenticated bounds the session connections (WebSocket and TCP)
+	// that have not yet completed their handshake, on the whole server;
+	// MaxUnauthenticatedPerAddress bounds them per remote IP address. One
+	// more is refused at once (HTTP 503 or 429 before the upgrade; an error
+	// message and a close on TCP).
+	MaxUnauthenticated           int `yaml:"max_unauthenticated"`
+	MaxUnauthenticatedPerAddress int `yaml:"max_unauthenticated_per_address"`
 }
 
 // Store chooses where the server keeps its state: SQLite in data_dir (the

@@ -129,6 +129,8 @@ func (d *decoder) validate(c *Config) {
 	d.intIn("session.calls_per_second", int64(c.Session.CallsPerSecond), 1, 1_000_000)
 	d.durationIn("session.handshake_timeout", c.Session.HandshakeTimeout, 100*time.Millisecond, time.Hour)
 	d.durationIn("session.shutdown_timeout", c.Session.ShutdownTimeout, time.Second, time.Hour)
+	d.intIn("session.max_unauthenticated", int64(c.Session.MaxUnauthenticated), 1, 1_000_000)
+	d.intIn("session.max_unauthenticated_per_address", int64(c.Session.MaxUnauthenticatedPerAddress), 1, 1_000_000)
 	d.validateMCP(c.MCP)
 	d.validateA2S(c.A2S)
 	d.validateDiscovery(c.Discovery)

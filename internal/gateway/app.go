@@ -468,6 +468,9 @@ func sessionConfig(c config.Session, o SessionConfig) SessionConfig {
 		CallsPerSecond:   float64(c.CallsPerSecond),
 		HandshakeTimeout: c.HandshakeTimeout,
 		ShutdownTimeout:  c.ShutdownTimeout,
+
+		MaxUnauthenticated:           c.MaxUnauthenticated,
+		MaxUnauthenticatedPerAddress: c.MaxUnauthenticatedPerAddress,
 	}
 	if o.MaxLineBytes > 0 {
 		sc.MaxLineBytes = o.MaxLineBytes
@@ -483,6 +486,12 @@ func sessionConfig(c config.Session, o SessionConfig) SessionConfig {
 	}
 	if o.ShutdownTimeout > 0 {
 		sc.ShutdownTimeout = o.ShutdownTimeout
+	}
+	if o.MaxUnauthenticated > 0 {
+		sc.MaxUnauthenticated = o.MaxUnauthenticated
+	}
+	if o.MaxUnauthenticatedPerAddress > 0 {
+		sc.MaxUnauthenticatedPerAddress = o.MaxUnauthenticatedPerAddress
 	}
 	return sc
 }

@@ -2,13 +2,48 @@ package gateway
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/protocol/e2a"
 )
+
+// preAuthBodyBytes bounds what is read of a request body before its key is
+// authenticated. A public method's parameters fit; a caller without a valid
+// key cannot make the server hold max_body_bytes per connection.
+const preAuthBodyBytes = 64 << 10
+
+// newHTTPCall is the call of an HTTP request with the key its headers
+// present, read by policy.PresentedKey, the one reader of keys: a request
+// with two keys is refused there, whatever ingress it came through.
+func newHTTPCall(env *e2a.Envelope, h http.Header, transport string) *Call {
+	key, err := policy.PresentedKey(h)
+	return &Call{Env: env, Key: key, keyErr: err, Transport: transport}
+}
+
+// readCallBody reads the body of c's request: up to max_body_bytes once c's
+// key is authenticated, and up to preAuthBodyBytes without a valid key (a
+// method that needs one refuses the call whatever the body holds).
+func (s *Server) readCallBody(r *http.Request, c *Call) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	s.dispatcher.Preauthenticate(r.Context(), c)
+	if c.Principal == nil && s.cfg.MaxBodyBytes > preAuthBodyBytes {
+		b, err := readBody(r, preAuthBodyBytes)
+		if fe, ok := fault.As(err); ok && fe.Kind == fault.TooLarge {
+			err = fault.New(fault.TooLarge, "the request body is larger than %d bytes, the bound before authentication", int64(preAuthBodyBytes)).
+				WithDetail("limitBytes", int64(preAuthBodyBytes)).
+				WithSuggestions("Send a valid API key: authenticated calls may send up to the server's max_body_bytes")
+		}
+		return b, err
+	}
+	return readBody(r, s.cfg.MaxBodyBytes)
+}
 
 // readBody reads a request body of at most limit bytes. Over the limit is a
 // TooLarge fault (413); the body is never read past limit+1.
@@ -39,49 +74,40 @@ func tooLarge(limit int64) *fault.Error {
 		WithSuggestions("Send a smaller document; the limit is the server's max_body_bytes")
 }
 
-// decodeObject decodes a JSON object body. Malformed JSON names its line and
-// column; anything but an object, or data after it, is an error too. Numbers
-// decode as float64, as everywhere in the engine's data model.
-func decodeObject(b []byte) (map[string]any, error) {
+// decodeObject decodes a JSON object body with e2a.DecodeObject, the one
+// decoder of JSON bodies (the E2A endpoint's envelopes are read by the same
+// rules): a duplicate key at any depth is refused, never "the last one
+// wins". Every problem names its line and column; numbers decode as
+// float64, as everywhere in the engine's data model. maxBytes bounds it
+// (the body was read under that bound already).
+func decodeObject(b []byte, maxBytes int64) (map[string]any, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return map[string]any{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, syntaxFault(b, err)
+	m, err := e2a.DecodeObject(b, e2a.Limits{MaxBytes: int(maxBytes)})
+	if err == nil {
+		return m, nil
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		line, col := position(b, dec.InputOffset())
-		return nil, fault.New(fault.Invalid, "malformed JSON at line %d, column %d: data after the object", line, col).
-			WithDetail("line", line).WithDetail("column", col)
+	var e *e2a.Error
+	if !errors.As(err, &e) {
+		return nil, fault.New(fault.Invalid, "malformed JSON: %s", err.Error())
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fault.New(fault.Invalid, "the request body must be a JSON object").
-			WithSuggestions(`Send {"workflow": "..."}-style objects`)
-	}
-	return m, nil
-}
-
-// syntaxFault names where a JSON document broke.
-func syntaxFault(b []byte, err error) *fault.Error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	var off int64
+	line, col := position(b, int64(e.Offset))
+	fe := fault.New(fault.Invalid, "malformed JSON at line %d, column %d: %s", line, col, strings.TrimPrefix(e.Message, "invalid JSON: "))
 	switch {
-	case errors.As(err, &se):
-		off = max(se.Offset-1, 0) // Offset is just past the offending byte
-	case errors.As(err, &te):
-		off = te.Offset
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		off = int64(len(b))
-	default:
-		return fault.New(fault.Invalid, "malformed JSON: %s", err.Error())
+	case e.Message == "duplicate key":
+		fe = fault.New(fault.Invalid, "duplicate key %s in the request body at line %d, column %d", e.Path, line, col).
+			WithSuggestions("Send each key once in an object: JSON readers disagree on which of two values counts")
+	case e.Path == "" && strings.HasPrefix(e.Message, "must be an object"):
+		fe = fault.New(fault.Invalid, "the request body must be a JSON object").
+			WithSuggestions(`Send {"workflow": "..."}-style objects`)
+	case e.Path != "":
+		fe = fault.New(fault.Invalid, "malformed JSON at line %d, column %d, at %s: %s", line, col, e.Path, strings.TrimPrefix(e.Message, "invalid JSON: "))
 	}
-	line, col := position(b, off)
-	return fault.New(fault.Invalid, "malformed JSON at line %d, column %d: %s", line, col, cleanJSONError(err)).
-		WithDetail("line", line).WithDetail("column", col)
+	if e.Path != "" {
+		fe = fe.WithDetail("path", e.Path)
+	}
+	return nil, fe.WithDetail("line", line).WithDetail("column", col)
 }
 
 // cleanJSONError drops encoding/json's "json: " prefix.

@@ -29,6 +29,12 @@ type Call struct {
 	// decodeErr is a problem the ingress codec found in the request; it is
 	// reported after authentication, in place of the service's answer.
 	decodeErr error
+	// keyErr is why the request presents no usable key (none, two, or two
+	// that differ: policy.PresentedKey); a method that needs a key refuses it.
+	keyErr error
+	// authErr is the refusal of an ingress that authenticated before reading
+	// the request's body (Dispatcher.Preauthenticate).
+	authErr error
 }
 
 // LimitStatus is the state of an account's tightest request window.
@@ -166,7 +172,7 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 	if !ok && c.decodeErr != nil {
 		// An envelope that could not be read names no method to go by: a
 		// caller with a valid key learns what is wrong with it.
-		if _, err := d.auth.Authenticate(ctx, key); err != nil {
+		if _, err := d.authenticate(ctx, c, key); err != nil {
 			return m, DecisionDeny, err
 		}
 		return m, DecisionDeny, c.decodeErr
@@ -177,7 +183,7 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 	if m.access == accessPublic {
 		return m, DecisionAllow, nil
 	}
-	p, err := d.auth.Authenticate(ctx, key)
+	p, err := d.authenticate(ctx, c, key)
 	if err != nil {
 		return m, DecisionDeny, err
 	}
@@ -202,6 +208,31 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 		}
 	}
 	return m, DecisionAllow, nil
+}
+
+// Preauthenticate authenticates c's key before the ingress reads the
+// request's body, so that a caller without a valid key never has a large
+// body read (preAuthBodyBytes). The outcome is kept for admit, which does
+// not authenticate again.
+func (d *Dispatcher) Preauthenticate(ctx context.Context, c *Call) {
+	if c.Principal != nil || c.authErr != nil || c.keyErr != nil {
+		return
+	}
+	c.Principal, c.authErr = d.auth.Authenticate(ctx, c.Key)
+}
+
+// authenticate is the principal of c's key: the one Preauthenticate found,
+// or the refusal it or the ingress's key reading met, or a fresh lookup.
+func (d *Dispatcher) authenticate(ctx context.Context, c *Call, key string) (*account.Principal, error) {
+	switch {
+	case c.Principal != nil:
+		return c.Principal, nil
+	case c.authErr != nil:
+		return nil, c.authErr
+	case c.keyErr != nil:
+		return nil, c.keyErr
+	}
+	return d.auth.Authenticate(ctx, key)
 }
 
 // call runs a handler; a panic becomes an internal error, logged with its stack.

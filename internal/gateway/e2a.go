@@ -17,9 +17,9 @@ import (
 func (s *Server) e2aHandler(w http.ResponseWriter, r *http.Request) {
 	reqID := requestID(r)
 	w.Header().Set("X-Request-ID", reqID)
-	key := apiKey(r.Header)
+	c := newHTTPCall(nil, r.Header, "e2a")
 	var env *e2a.Envelope
-	b, err := readBody(r, s.cfg.MaxBodyBytes)
+	b, err := s.readCallBody(r, c)
 	if err == nil {
 		env, err = e2a.DecodeEnvelope(b, e2a.Limits{MaxBytes: int(s.cfg.MaxBodyBytes)})
 		if err != nil {
@@ -41,7 +41,7 @@ func (s *Server) e2aHandler(w http.ResponseWriter, r *http.Request) {
 	if err == nil && env.Method == "" {
 		err = fault.New(fault.Invalid, "the envelope names no method").WithDetail("path", "method")
 	}
-	c := &Call{Env: env, Key: key, Transport: "e2a", decodeErr: err}
+	c.Env, c.decodeErr = env, err
 	sink := &ndjsonSink{w: w, c: c}
 	s.dispatcher.Dispatch(r.Context(), c, sink)
 }

@@ -19,6 +19,7 @@ type metrics struct {
 	httpStatus *prometheus.CounterVec
 	operations *prometheus.HistogramVec
 	executions *prometheus.CounterVec
+	sessions   *prometheus.CounterVec
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -43,8 +44,11 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		executions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_executions_total", Help: "Executions that ended, by final status.",
 		}, []string{"status"}),
+		sessions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_session_refusals_total", Help: "Session connections refused before their handshake, by transport and the bound that was full.",
+		}, []string{"transport", "reason"}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.refused, m.httpStatus, m.operations, m.executions,
+	reg.MustRegister(m.requests, m.latency, m.refused, m.httpStatus, m.operations, m.executions, m.sessions,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -58,6 +62,11 @@ func (m *metrics) request(transport, method, code, decision string, d time.Durat
 }
 
 func (m *metrics) limited(method string) { m.refused.WithLabelValues(method).Inc() }
+
+// sessionRefused counts a session connection refused a pre-handshake slot.
+func (m *metrics) sessionRefused(transport, reason string) {
+	m.sessions.WithLabelValues(transport, reason).Inc()
+}
 
 // Operation records a finished (outcome "ok") or failed operation.
 func (s *Server) Operation(name, outcome string, d time.Duration) {

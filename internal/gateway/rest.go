@@ -41,15 +41,15 @@ func (s *Server) restCall(r *http.Request, rt route) (*Call, error) {
 	env.Channel = "rest"
 	env.SessionID = r.Header.Get("X-Sluice-Session")
 	env.Timestamp = s.clock.Now().UTC()
-	c := &Call{Env: env, Key: apiKey(r.Header), Transport: "rest"}
+	c := newHTTPCall(env, r.Header, "rest")
 	params := map[string]any{}
 	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
-		b, err := readBody(r, s.cfg.MaxBodyBytes)
+		b, err := s.readCallBody(r, c)
 		if err != nil {
 			env.Params = params
 			return c, err
 		}
-		if params, err = decodeObject(b); err != nil {
+		if params, err = decodeObject(b, s.cfg.MaxBodyBytes); err != nil {
 			env.Params = map[string]any{}
 			return c, err
 		}
@@ -158,30 +158,6 @@ func (s *finalSink) WriteFrame(r *e2a.Response) error {
 	}
 	return nil
 }
-
-// apiKey is the key a request presents: Authorization: Bearer <key> or
-// X-API-Key (RESOLUTIONS). Two different keys are refused by returning a value
-// no key can match.
-func apiKey(h http.Header) string {
-	var bearer string
-	if a := h.Get("Authorization"); a != "" {
-		if scheme, v, ok := strings.Cut(a, " "); ok && strings.EqualFold(scheme, "Bearer") {
-			bearer = strings.TrimSpace(v)
-		}
-	}
-	x := strings.TrimSpace(h.Get("X-API-Key"))
-	switch {
-	case bearer != "" && x != "" && bearer != x:
-		return conflictingKeys
-	case bearer != "":
-		return bearer
-	}
-	return x
-}
-
-// conflictingKeys stands for a request with two different keys; it can never
-// authenticate (it is not a well-formed key).
-const conflictingKeys = "\x00conflicting keys"
 
 // requestID is the caller's X-Request-ID when it is a sane token, else a new one.
 func requestID(r *http.Request) string {

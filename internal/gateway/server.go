@@ -103,6 +103,7 @@ type Server struct {
 	dispatcher *Dispatcher
 	metrics    *metrics
 	sessions   *session.Registry // message types of A2E sessions
+	preAuth    *preAuthSlots     // session connections still in their handshake
 	// sessionsCtx ends when the server shuts down: WebSocket sessions are
 	// hijacked connections that http.Server.Shutdown does not wait for.
 	sessionsCtx  context.Context
@@ -124,6 +125,8 @@ func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, lo
 		reg = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), sessions: session.NewRegistry()}
+	sc := s.cfg.Session.withDefaults()
+	s.preAuth = newPreAuthSlots(sc.MaxUnauthenticated, sc.MaxUnauthenticatedPerAddress)
 	s.sessionsCtx, s.stopSessions = context.WithCancel(context.Background())
 	if err := s.sessions.Register(session.MCP); err != nil {
 		panic("gateway: the mcp session namespace: " + err.Error()) // a defect; tests catch it

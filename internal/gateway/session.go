@@ -26,6 +26,10 @@ type SessionConfig struct {
 	CallsPerSecond   float64       // per session (default 100; bursts of MaxParallel)
 	HandshakeTimeout time.Duration // the first message must arrive within it (default 10 s)
 	ShutdownTimeout  time.Duration // default drain time of a shutdown without one (default 10 s)
+	// Connections (WebSocket, TCP) still in their handshake: on the server
+	// (default 256) and per remote address (default 32).
+	MaxUnauthenticated           int
+	MaxUnauthenticatedPerAddress int
 }
 
 func (c SessionConfig) withDefaults() SessionConfig {
@@ -44,6 +48,12 @@ func (c SessionConfig) withDefaults() SessionConfig {
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = 10 * time.Second
 	}
+	if c.MaxUnauthenticated <= 0 {
+		c.MaxUnauthenticated = 256
+	}
+	if c.MaxUnauthenticatedPerAddress <= 0 {
+		c.MaxUnauthenticatedPerAddress = 32
+	}
 	return c
 }
 
@@ -57,6 +67,10 @@ type MsgConn interface {
 	// WriteLine writes one message (without its newline); safe for
 	// concurrent use.
 	WriteLine(b []byte) error
+	// Authenticated says the handshake is accepted: until then a message
+	// (a WebSocket frame) may be at most session.MaxHandshakeBytes, from
+	// now on up to the session's line limit. Called before the next read.
+	Authenticated()
 	Close() error
 }
 
@@ -67,6 +81,12 @@ var sessionNamespaces = []string{"tool", "mcp"}
 // down, or ctx ends. Every call is an envelope through the dispatcher, with
 // the key of the handshake: rate limits, permissions and audit are REST's.
 func (s *Server) ServeSession(ctx context.Context, c MsgConn, transport string) {
+	s.serveSession(ctx, c, transport, func() {})
+}
+
+// serveSession is ServeSession; handshakeOver is called once the handshake
+// is accepted or refused (it frees the connection's unauthenticated slot).
+func (s *Server) serveSession(ctx context.Context, c MsgConn, transport string, handshakeOver func()) {
 	cfg := s.cfg.Session.withDefaults()
 	ctx, cancel := context.WithCancel(ctx)
 	ss := &sessionConn{s: s, c: c, cfg: cfg, transport: transport, started: s.clock.Now(), cancel: cancel,
@@ -76,9 +96,12 @@ func (s *Server) ServeSession(ctx context.Context, c MsgConn, transport string) 
 		ss.calls.Wait()
 		_ = c.Close()
 	}()
-	if !ss.handshake(ctx) {
+	ok := ss.handshake(ctx)
+	handshakeOver()
+	if !ok {
 		return
 	}
+	c.Authenticated()
 	for {
 		line, err := c.ReadLine()
 		if err != nil {
@@ -418,18 +441,27 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // streamConn is MsgConn over a byte stream (stdio, TCP).
 type streamConn struct {
 	r      *session.Reader
+	max    int // the session's line limit, once authenticated
 	mu     sync.Mutex
 	w      io.Writer
 	closer io.Closer
 }
 
 // NewStreamConn serves a session over a reader and writer (one message per
-// line); closer is closed when the session ends (may be nil).
+// line); closer is closed when the session ends (may be nil). maxLine is the
+// session's line limit (0: the default); the handshake is read under
+// session.MaxHandshakeBytes.
 func NewStreamConn(r io.Reader, w io.Writer, closer io.Closer, maxLine int) MsgConn {
-	return &streamConn{r: session.NewReader(r, nil, session.Limits{MaxLineBytes: maxLine}), w: w, closer: closer}
+	if maxLine <= 0 {
+		maxLine = session.DefaultMaxLineBytes
+	}
+	rd := session.NewReader(r, nil, session.Limits{MaxLineBytes: min(maxLine, session.MaxHandshakeBytes)})
+	return &streamConn{r: rd, max: maxLine, w: w, closer: closer}
 }
 
 func (c *streamConn) ReadLine() ([]byte, error) { return c.r.ReadLine() }
+
+func (c *streamConn) Authenticated() { c.r.SetMaxLineBytes(c.max) }
 
 func (c *streamConn) WriteLine(b []byte) error {
 	c.mu.Lock()

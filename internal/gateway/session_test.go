@@ -302,17 +302,8 @@ func TestSessionOverWebSocketConcurrentCalls(t *testing.T) {
 func TestSessionOverTCP(t *testing.T) {
 	s := newServer(t)
 	_, key := s.anyAccount()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = s.app.Server.ServeSessions(ctx, ln) }()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := context.Background()
+	conn := dialTCP(t, serveTCP(t, s))
 	c, err := session.Connect(ctx, conn, conn, session.ClientOptions{AuthToken: key})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -10,12 +11,16 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/session"
 )
 
-// maxWSFrame bounds a WebSocket frame: above it the library closes the
-// connection. Frames above the session's line limit but under this one get
-// an error and the session goes on.
+// maxWSFrame bounds an authenticated session's WebSocket frame: above it the
+// library closes the connection. A frame is read as a stream of lines, never
+// held whole: a line above the session's line limit is skipped with an error
+// and the session goes on, so memory is bounded by the line limit, not by
+// this. Before the handshake is accepted a frame may be at most
+// session.MaxHandshakeBytes.
 const maxWSFrame = 16 << 20
 
 // sessionWS serves GET /api/v1/session: an A2E session over WebSocket, one
@@ -23,6 +28,13 @@ const maxWSFrame = 16 << 20
 // messages; each message sent is one frame ending in a newline, so line-based
 // readers work too). The key comes in the handshake, as on every transport.
 func (s *Server) sessionWS(w http.ResponseWriter, r *http.Request) {
+	release, refused := s.preAuth.take(r.RemoteAddr)
+	if refused != "" {
+		s.metrics.sessionRefused("websocket", refused)
+		refuseUpgrade(w, refused)
+		return
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{}) // a session outlives the HTTP timeouts
 	_ = rc.SetWriteDeadline(time.Time{})
@@ -30,44 +42,82 @@ func (s *Server) sessionWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered
 	}
-	c.SetReadLimit(maxWSFrame)
 	ctx, cancel := context.WithCancel(s.sessionsCtx)
 	defer cancel()
 	stop := context.AfterFunc(r.Context(), cancel)
 	defer stop()
-	s.ServeSession(ctx, &wsConn{c: c, ctx: ctx, max: s.cfg.Session.withDefaults().MaxLineBytes}, "websocket")
+	s.serveSession(ctx, newWSConn(ctx, c, s.cfg.Session.withDefaults().MaxLineBytes), "websocket", release)
 }
 
-// wsConn is MsgConn over a WebSocket.
+// refuseUpgrade answers a WebSocket request over a bound of unauthenticated
+// connections before upgrading it: 429 when its address has too many, 503
+// when the server has.
+func refuseUpgrade(w http.ResponseWriter, refused string) {
+	w.Header().Set("Retry-After", "1")
+	if refused == refusedAddressBound {
+		writeJSON(w, http.StatusTooManyRequests, errorObject(fault.New(fault.RateLimited,
+			"too many session connections from this address are still in their handshake").Object()))
+		return
+	}
+	writeJSON(w, http.StatusServiceUnavailable, errorObject(fault.New(fault.Unavailable,
+		"too many session connections are still in their handshake").Object()))
+}
+
+// wsConn is MsgConn over a WebSocket. Each frame is read as a stream through
+// one session.Reader, line by line: a frame is never held whole.
 type wsConn struct {
-	c       *websocket.Conn
-	ctx     context.Context
-	max     int
-	mu      sync.Mutex
-	pending [][]byte
+	c     *websocket.Conn
+	ctx   context.Context
+	max   int
+	frame frameSource
+	lines *session.Reader
+	mu    sync.Mutex
+}
+
+// newWSConn reads c under the handshake's bounds until Authenticated.
+func newWSConn(ctx context.Context, c *websocket.Conn, maxLine int) *wsConn {
+	handshake := min(maxLine, session.MaxHandshakeBytes)
+	c.SetReadLimit(int64(handshake))
+	wc := &wsConn{c: c, ctx: ctx, max: maxLine}
+	wc.lines = session.NewReader(&wc.frame, nil, session.Limits{MaxLineBytes: handshake})
+	return wc
+}
+
+// frameSource is the frame being read; at its end it reports io.EOF until
+// the next frame is set (bufio, under session.Reader, does not keep EOF).
+type frameSource struct{ r io.Reader }
+
+func (f *frameSource) Read(p []byte) (int, error) {
+	if f.r == nil {
+		return 0, io.EOF
+	}
+	n, err := f.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		f.r = nil
+	}
+	return n, err
 }
 
 func (c *wsConn) ReadLine() ([]byte, error) {
-	for len(c.pending) == 0 {
-		_, data, err := c.c.Read(c.ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range bytes.Split(data, []byte{'\n'}) {
-			l = bytes.TrimRight(l, "\r")
-			if len(bytes.TrimSpace(l)) == 0 {
-				continue
+	for {
+		if c.frame.r == nil {
+			_, r, err := c.c.Reader(c.ctx)
+			if err != nil {
+				return nil, err
 			}
-			if len(l) > c.max {
-				return nil, &session.Error{Code: session.CodeInvalidMessage,
-					Message: "the message is over the " + itoa(c.max) + "-byte line limit"}
-			}
-			c.pending = append(c.pending, l)
+			c.frame.r = r
 		}
+		l, err := c.lines.ReadLine()
+		if errors.Is(err, io.EOF) {
+			continue // the frame's end: the next frame
+		}
+		return l, err
 	}
-	l := c.pending[0]
-	c.pending = c.pending[1:]
-	return l, nil
+}
+
+func (c *wsConn) Authenticated() {
+	c.c.SetReadLimit(maxWSFrame)
+	c.lines.SetMaxLineBytes(c.max)
 }
 
 func (c *wsConn) WriteLine(b []byte) error {
@@ -81,7 +131,8 @@ func (c *wsConn) WriteLine(b []byte) error {
 func (c *wsConn) Close() error { return c.c.Close(websocket.StatusNormalClosure, "") }
 
 // ServeSessions serves one session per connection accepted on ln (the TCP
-// transport of `sluice serve --session-addr`) until ctx ends.
+// transport of `sluice serve --session-addr`) until ctx ends. A connection
+// over a bound of unauthenticated ones gets an error message and is closed.
 func (s *Server) ServeSessions(ctx context.Context, ln net.Listener) error {
 	go func() { <-ctx.Done(); _ = ln.Close() }()
 	max := s.cfg.Session.withDefaults().MaxLineBytes
@@ -93,6 +144,32 @@ func (s *Server) ServeSessions(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		go s.ServeSession(ctx, NewStreamConn(conn, conn, conn, max), "tcp")
+		release, refused := s.preAuth.take(conn.RemoteAddr().String())
+		if refused != "" {
+			s.metrics.sessionRefused("tcp", refused)
+			go s.refuseConn(conn, refused)
+			continue
+		}
+		go func() {
+			defer release()
+			s.serveSession(ctx, NewStreamConn(conn, conn, conn, max), "tcp", release)
+		}()
 	}
+}
+
+// refuseConn tells a TCP peer over a bound why it is refused, then closes.
+func (s *Server) refuseConn(conn net.Conn, refused string) {
+	defer conn.Close()
+	msg := "too many session connections are still in their handshake"
+	if refused == refusedAddressBound {
+		msg = "too many session connections from this address are still in their handshake"
+	}
+	m := &session.ErrorMessage{Code: session.CodeRateLimited, Retryable: true, Message: msg}
+	session.Stamper{Now: s.clock.Now}.Stamp(m)
+	b, err := session.Marshal(m)
+	if err != nil {
+		return
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = conn.Write(append(b, '\n'))
 }

@@ -13,16 +13,17 @@ const (
 	HeaderAPIKey        = "X-API-Key"
 )
 
-// KeyFromHeader finds the API key of a request: `Authorization: Bearer <key>`
-// (scheme in any case) or `X-API-Key: <key>`. Both may be sent if they agree.
-// An Authorization header with another scheme is ignored when X-API-Key is
-// present (a proxy may have added it) and refused otherwise. Repeated headers,
-// disagreeing keys and a missing key are Unauthenticated errors; so is a
-// malformed key (see ParseKey). No message quotes a header value.
-func KeyFromHeader(h http.Header) (Key, error) {
+// PresentedKey is the one place an ingress reads the API key a request
+// presents: `Authorization: Bearer <key>` (scheme in any case) or
+// `X-API-Key: <key>`. Both may be sent if they agree. An Authorization header
+// with another scheme is ignored when X-API-Key is present (a proxy may have
+// added it) and refused otherwise. Repeated headers, disagreeing keys and a
+// missing key are Unauthenticated errors. The text is not parsed: the admin
+// key (SLUICE_ADMIN_KEY) may have any form. No message quotes a header value.
+func PresentedKey(h http.Header) (string, error) {
 	auth, apiKey := h.Values(HeaderAuthorization), h.Values(HeaderAPIKey)
 	if len(auth) > 1 || len(apiKey) > 1 {
-		return Key{}, authError("send one API key: the request repeats %s", repeated(auth, apiKey))
+		return "", authError("send one API key: the request repeats %s", repeated(auth, apiKey))
 	}
 	var bearer, fromHeader string
 	var bearerOK bool
@@ -35,17 +36,27 @@ func KeyFromHeader(h http.Header) (Key, error) {
 	switch {
 	case bearerOK && len(apiKey) == 1:
 		if bearer != fromHeader {
-			return Key{}, authError("Authorization and X-API-Key carry different keys; send one")
+			return "", authError("Authorization and X-API-Key carry different keys; send one")
 		}
-		return ParseKey(bearer)
+		return bearer, nil
 	case bearerOK:
-		return ParseKey(bearer)
+		return bearer, nil
 	case len(apiKey) == 1:
-		return ParseKey(fromHeader)
+		return fromHeader, nil
 	case len(auth) == 1:
-		return Key{}, authError("the Authorization header must use the Bearer scheme")
+		return "", authError("the Authorization header must use the Bearer scheme")
 	}
-	return Key{}, authError("missing API key")
+	return "", authError("missing API key")
+}
+
+// KeyFromHeader is PresentedKey parsed as a sluice key (see ParseKey): a
+// malformed key is an Unauthenticated error too.
+func KeyFromHeader(h http.Header) (Key, error) {
+	text, err := PresentedKey(h)
+	if err != nil {
+		return Key{}, err
+	}
+	return ParseKey(text)
 }
 
 // bearerToken splits "Bearer <token>" (RFC 6750: scheme in any case).

@@ -374,3 +374,15 @@ func BenchmarkAuthenticate(b *testing.B) {
 		}
 	}
 }
+
+// PresentedKey applies the header rules without parsing the key: the admin
+// key (SLUICE_ADMIN_KEY) may have any form.
+func TestPresentedKeyTakesAnyForm(t *testing.T) {
+	got, err := policy.PresentedKey(http.Header{"X-Api-Key": {" operator-secret "}})
+	if err != nil || got != "operator-secret" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if _, err := policy.PresentedKey(http.Header{"X-Api-Key": {"operator-secret", "operator-secret"}}); err == nil {
+		t.Fatal("a repeated X-API-Key is accepted")
+	}
+}

@@ -17,6 +17,13 @@ const (
 	DefaultMaxDepth     = 64
 )
 
+// MaxHandshakeBytes bounds what a host reads of a session before its
+// handshake is accepted: the first message (handshake/req, a few hundred
+// bytes: ids, namespaces and a key) on a stream, the first frame on a
+// WebSocket. Only an authenticated peer may send lines up to the session's
+// MaxLineBytes, so an unauthenticated one cannot make a host hold them.
+const MaxHandshakeBytes = 8 << 10
+
 func (l Limits) withDefaults() Limits {
 	if l.MaxLineBytes <= 0 {
 		l.MaxLineBytes = DefaultMaxLineBytes

@@ -46,6 +46,14 @@ func (r *Reader) Next() (Message, error) {
 	return m, err
 }
 
+// SetMaxLineBytes changes the line limit from the next line on (a host
+// reads the handshake under MaxHandshakeBytes, then the session under its
+// own limit). n <= 0 is the default limit. The buffer keeps its size: a
+// longer line is read in several chunks.
+func (r *Reader) SetMaxLineBytes(n int) {
+	r.lim.MaxLineBytes = Limits{MaxLineBytes: n}.withDefaults().MaxLineBytes
+}
+
 // Line is the 1-based number of the last line read.
 func (r *Reader) Line() int64 { return r.line }
 

@@ -183,3 +183,17 @@ func TestDecodeLimits(t *testing.T) {
 		t.Errorf("over MaxLineBytes: %v", err)
 	}
 }
+
+// The limit may change between lines: a host reads a handshake under a small
+// one, then the session under its own.
+func TestReaderSetMaxLineBytes(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	rd := session.NewReader(strings.NewReader(long+"\n"+long+"\n"), nil, session.Limits{MaxLineBytes: 50})
+	if _, err := rd.ReadLine(); err == nil {
+		t.Fatal("a 100-byte line under a 50-byte limit")
+	}
+	rd.SetMaxLineBytes(200)
+	if l, err := rd.ReadLine(); err != nil || string(l) != long {
+		t.Fatalf("after raising the limit: %q %v", l, err)
+	}
+}
