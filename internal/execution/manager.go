@@ -39,7 +39,8 @@ import (
 const DefaultParkAfter = time.Second
 
 // Topic is the queue topic of asynchronous executions; an item's id is the
-// execution id and its payload the account id.
+// execution id, its payload and its group (queue.Message.Group) the account
+// id, so that workers lease accounts round-robin on the queues that meet it.
 const Topic = "executions"
 
 // Accounts gives the account an execution runs as, as it is now: an

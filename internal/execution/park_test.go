@@ -79,10 +79,21 @@ type node struct {
 	m     *execution.Manager
 
 	mu         sync.Mutex
-	busy, most int // slots held now, and at most
+	busy, most int      // slots held now, and at most
+	order      []string // accounts in the order their executions took a worker
 }
 
 func startNode(t *testing.T, dir string, clk *gatedClock, workers int) *node {
+	t.Helper()
+	n := openNode(t, dir, clk, workers)
+	if err := n.m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// openNode is startNode without starting the workers.
+func openNode(t *testing.T, dir string, clk *gatedClock, workers int) *node {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, sqlite.Options{Dir: dir, Clock: clk})
@@ -97,17 +108,15 @@ func startNode(t *testing.T, dir string, clk *gatedClock, workers int) *node {
 	runner := workflow.New(workflow.Config{Deps: op.Deps{Clock: clk, Limits: op.DefaultLimits()}})
 	n.m = execution.New(execution.Config{Store: db, Queue: n.queue, Runner: runner, Accounts: accounts{}, Clock: clk,
 		Workers: workers, Owner: "test-node", Slots: n.slot})
-	if err := n.m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(n.stop)
 	return n
 }
 
 // slot counts the workers busy with an execution.
-func (n *node) slot(*account.Principal) (func(), error) {
+func (n *node) slot(p *account.Principal) (func(), error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.order = append(n.order, p.ID)
 	n.busy++
 	n.most = max(n.most, n.busy)
 	return func() {
