@@ -120,6 +120,10 @@ func (ex *execution) execute(f *frame, pos string, st *Step) (any, bool, halt, *
 			if errors.As(err, &s) {
 				return nil, false, ex.suspend(f, pos, st, s), nil
 			}
+			var p *op.Park
+			if errors.As(err, &p) && ex.parkAfter > 0 && f.mayPark() {
+				return nil, false, ex.park(f, pos, st, p), nil
+			}
 			fe = stepError(st, err)
 			if fe.Kind == fault.Internal && fe.Cause != nil {
 				ex.logger.Error("operation failed", "operationId", st.ID, "error", fe)
@@ -190,6 +194,9 @@ func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time
 		Clock:       ex.e.clock,
 		Logger:      ex.logger,
 		Save:        ex.saver(pos),
+	}
+	if ex.e.cp != nil && f.mayPark() {
+		rc.ParkAfter = ex.parkAfter
 	}
 	ex.mu.Lock()
 	rc.State = ex.states[pos]

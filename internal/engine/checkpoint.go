@@ -66,6 +66,16 @@ type Checkpoint struct {
 	SavedAt   time.Time `json:"savedAt"`
 
 	Waiting *WaitingStep `json:"waiting,omitempty"`
+	// Parked is set when the run stopped at a step with nothing to do until
+	// a time (a Wait): the execution goes on then, from this checkpoint.
+	Parked *Parked `json:"parked,omitempty"`
+}
+
+// Parked is the step that parked an execution, since when and until when.
+type Parked struct {
+	Position string    `json:"position"`
+	Since    time.Time `json:"since"`
+	Until    time.Time `json:"until"`
 }
 
 // WaitingStep is the suspended step of a waiting execution.

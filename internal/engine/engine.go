@@ -172,6 +172,11 @@ type RunOptions struct {
 	Input any
 	// MaxExecutionTime is the execution's budget; 0 means the engine's limit.
 	MaxExecutionTime time.Duration
+	// ParkAfter lets a sequential step that would wait longer than it (a
+	// Wait) park the execution instead: the run returns with
+	// Result.ParkedUntil and the caller resumes it then. 0: never park. Only
+	// for an engine with a Checkpointer.
+	ParkAfter time.Duration
 	// OnEvent receives progress events. Calls are serialised, never concurrent;
 	// the callback must not block for long, since steps wait for it.
 	OnEvent func(Event)
@@ -183,5 +188,7 @@ type ResumeOptions struct {
 	Answer json.RawMessage
 	// MaxExecutionTime replaces the checkpoint's budget when > 0.
 	MaxExecutionTime time.Duration
-	OnEvent          func(Event)
+	// ParkAfter is RunOptions.ParkAfter.
+	ParkAfter time.Duration
+	OnEvent   func(Event)
 }

@@ -18,6 +18,7 @@ const (
 	EventFinished          EventKind = "finished" // a step succeeded
 	EventFailed            EventKind = "failed"   // a step failed for good
 	EventWaiting           EventKind = "waiting"  // a step suspended the execution
+	EventParked            EventKind = "parked"   // a step parked the execution until a time (a Wait)
 )
 
 // Event is one progress report. It holds only public-safe data: errors are

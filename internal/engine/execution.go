@@ -26,6 +26,7 @@ const (
 	haltCancelled      // the caller's context ended
 	haltWaiting        // a step suspended the execution
 	haltAborted        // a sibling iteration halted, so this one was stopped
+	haltParked         // a step has nothing to do until a time: see park
 )
 
 // execution is the state of one run of a plan.
@@ -67,6 +68,8 @@ type execution struct {
 	failed        int
 	timedOut      bool
 	waiting       *WaitingStep
+	parkAfter     time.Duration // RunContext.ParkAfter of sequential steps
+	parked        *Parked       // set when a step parked the execution
 
 	answerPos string // the position that receives answer on resume
 	answer    json.RawMessage
@@ -90,7 +93,12 @@ type frame struct {
 	concIter   int    // innermost concurrent iteration, -1 outside them
 	concLoop   string // position of the innermost concurrent loop
 	concurrent bool   // inside a concurrent iteration
+	forked     bool   // inside a branch of a fork with siblings
 }
+
+// mayPark says whether a step of f may park the execution. Not beside
+// siblings running at the same time: halting would stop them mid-step.
+func (f *frame) mayPark() bool { return !f.concurrent && !f.forked }
 
 func (e *Engine) newExecution(ctx context.Context, plan *Plan, id, account, session string, onEvent func(Event)) *execution {
 	if id == "" {
@@ -116,6 +124,7 @@ func (e *Engine) Run(ctx context.Context, plan *Plan, o RunOptions) *Result {
 	if ex.budget <= 0 {
 		ex.budget = e.limits.MaxExecutionTime
 	}
+	ex.parkAfter = o.ParkAfter
 	ex.startedAt = ex.runStart
 	ex.input = o.Input
 	ex.root = newView(datamodel.New(o.Input))
@@ -139,6 +148,7 @@ func (e *Engine) Resume(ctx context.Context, plan *Plan, cp *Checkpoint, o Resum
 	if o.MaxExecutionTime > 0 {
 		ex.budget = o.MaxExecutionTime
 	}
+	ex.parkAfter = o.ParkAfter
 	switch {
 	case plan == nil:
 		return ex.refuse(fault.New(fault.Internal, "no plan to resume"))
@@ -180,6 +190,11 @@ func (ex *execution) restore(cp *Checkpoint) {
 	ex.succeeded, ex.failed, ex.timedOut = cp.Succeeded, cp.Failed, cp.TimedOut
 	ex.waiting = cp.Waiting
 	ex.elapsedBefore = time.Duration(cp.ElapsedMs) * time.Millisecond
+	if p := cp.Parked; p != nil {
+		// A park counts as running time up to its wake-up: a Wait is
+		// counted against the budget whether or not a worker held it.
+		ex.elapsedBefore += min(max(ex.runStart.Sub(p.Since), 0), max(p.Until.Sub(p.Since), 0))
+	}
 	ex.budget = time.Duration(cp.BudgetMs) * time.Millisecond
 	if ex.budget <= 0 {
 		ex.budget = ex.e.limits.MaxExecutionTime
@@ -204,6 +219,7 @@ func (ex *execution) run(resumed bool) *Result {
 	defer cancel()
 	ex.ctx = ctx
 	ex.waiting = nil
+	ex.parked = nil
 	ex.emit(Event{Kind: EventExecutionStarted, Resumed: resumed})
 	f := &frame{v: ex.root, ctx: ctx, iter: -1, concIter: -1}
 	_, h := ex.runSteps(f, "", ex.plan.Order)
@@ -217,6 +233,8 @@ func (ex *execution) finish(h halt) *Result {
 	switch {
 	case h == haltWaiting:
 		status = StatusWaiting
+	case h == haltParked:
+		status = StatusRunning
 	case h == haltCancelled:
 		status = StatusCancelled
 	case len(ex.errs) == 0:
@@ -231,6 +249,9 @@ func (ex *execution) finish(h halt) *Result {
 	ex.mu.Unlock()
 	ex.save(status)
 	r := ex.result(status)
+	if h == haltParked {
+		return r // not finished: it goes on at r.ParkedUntil
+	}
 	if status != StatusWaiting {
 		r.CompletedAt = ex.e.clock.Now()
 	}
@@ -251,6 +272,9 @@ func (ex *execution) result(status Status) *Result {
 	}
 	if status == StatusWaiting && ex.waiting != nil {
 		r.Waiting = &Waiting{OperationID: ex.waiting.OperationID, Reason: ex.waiting.Reason, Request: ex.waiting.Request}
+	}
+	if ex.parked != nil {
+		r.ParkedUntil = ex.parked.Until
 	}
 	return r
 }
@@ -304,6 +328,7 @@ func (ex *execution) checkpoint(status Status) *Checkpoint {
 		StartedAt:   ex.startedAt,
 		SavedAt:     ex.e.clock.Now(),
 		Waiting:     ex.waiting,
+		Parked:      ex.parked,
 	}
 	if cp.Errors == nil {
 		cp.Errors = []fault.Object{}

@@ -90,7 +90,10 @@ func mustPath(s string) a2e.Path {
 }
 
 // env is an environment with every fake operation.
-func (f *fakes) env() *op.Environment {
+func (f *fakes) env() *op.Environment { return f.envWith() }
+
+// envWith is env with extra registrations (real operations such as Wait).
+func (f *fakes) envWith(extra ...op.Registration) *op.Environment {
 	reg := func(spec op.Spec, mk func(c fakeCfg) op.Operation) op.Registration {
 		return op.Registration{Spec: spec, New: func(raw json.RawMessage, _ *op.Deps) (op.Operation, error) {
 			var c fakeCfg
@@ -100,7 +103,7 @@ func (f *fakes) env() *op.Environment {
 			return mk(c), nil
 		}}
 	}
-	return op.NewEnvironment(&op.Deps{},
+	return op.NewEnvironment(&op.Deps{}, append(extra,
 		reg(op.Spec{Name: "Const", Pure: true, CacheTTL: time.Minute}, func(c fakeCfg) op.Operation { return &constOp{f: f, c: c} }),
 		reg(op.Spec{Name: "Flaky"}, func(c fakeCfg) op.Operation { return &flakyOp{f: f, c: c} }),
 		reg(op.Spec{Name: "Block"}, func(c fakeCfg) op.Operation { return &blockOp{f: f, c: c} }),
@@ -112,7 +115,7 @@ func (f *fakes) env() *op.Environment {
 		reg(op.Spec{Name: "If", Control: true}, func(c fakeCfg) op.Operation { return &ifOp{f: f, c: c} }),
 		reg(op.Spec{Name: "Each", Control: true}, func(c fakeCfg) op.Operation { return &eachOp{f: f, c: c} }),
 		reg(op.Spec{Name: "Fork", Control: true}, func(c fakeCfg) op.Operation { return &forkOp{f: f, c: c} }),
-	)
+	)...)
 }
 
 // constOp outputs value, or the value at read, or a probe of a path.

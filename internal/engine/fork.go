@@ -27,7 +27,7 @@ func (ex *execution) runFork(f *frame, pos string, st *Step, d *Decision) halt {
 	first := haltNone
 	for k, branch := range d.Branches {
 		bf := f.nested()
-		bf.ctx = ctx
+		bf.ctx, bf.forked = ctx, true
 		wg.Go(func() {
 			_, h := ex.runSteps(bf, branchPos(pos, k), branch)
 			if h == haltNone {

@@ -79,7 +79,7 @@ func (ex *execution) runLoop(f *frame, pos string, st *Step, d *Decision) (any, 
 // loop is the position of the loop; concurrent marks a concurrent one.
 func (f *frame) iteration(loop string, k int, v *view, ctx context.Context, concurrent bool) *frame {
 	c := &frame{v: v, ctx: ctx, depth: f.depth + 1, iter: k,
-		concIter: f.concIter, concLoop: f.concLoop, concurrent: f.concurrent || concurrent}
+		concIter: f.concIter, concLoop: f.concLoop, concurrent: f.concurrent || concurrent, forked: f.forked}
 	if concurrent {
 		c.concIter, c.concLoop = k, loop
 	}

@@ -39,6 +39,10 @@ type Result struct {
 	StartedAt   time.Time
 	CompletedAt time.Time // zero unless the status is terminal or cancelled
 	Waiting     *Waiting  // set when the status is waiting
+	// ParkedUntil is set when a step parked the run (RunOptions.ParkAfter):
+	// the status is running, the checkpoint is saved, and the caller resumes
+	// the execution at this time. Not part of the execute response.
+	ParkedUntil time.Time
 }
 
 // Waiting says which step waits for an answer and what it asks.

@@ -230,3 +230,23 @@ func (ex *execution) suspend(f *frame, pos string, st *Step, s *op.Suspend) halt
 	}
 	return haltWaiting
 }
+
+// park records that the step at pos has nothing to do until p.Until (no
+// later than the budget's end, where the resumed run times out) and halts
+// the execution, which finish checkpoints as running and parked.
+func (ex *execution) park(f *frame, pos string, st *Step, p *op.Park) halt {
+	now := ex.e.clock.Now()
+	until := p.Until
+	if end := now.Add(max(ex.remaining(), 0)); until.After(end) {
+		until = end
+	}
+	ex.mu.Lock()
+	ex.parked = &Parked{Position: pos, Since: now, Until: until}
+	ex.mu.Unlock()
+	if ex.onEvent != nil {
+		ev := stepEvent(EventParked, f, pos, st)
+		ev.DelayMs = until.Sub(now).Milliseconds()
+		ex.emit(ev)
+	}
+	return haltParked
+}

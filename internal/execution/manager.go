@@ -34,8 +34,13 @@ import (
 	"github.com/sluicehq/sluice/internal/workflow"
 )
 
+// DefaultParkAfter is Config.ParkAfter's default: a shorter wait is slept
+// on the worker, since parking costs a checkpoint and a queue round trip.
+const DefaultParkAfter = time.Second
+
 // Topic is the queue topic of asynchronous executions; an item's id is the
-// execution id and its payload the account id.
+// execution id, its payload and its group (queue.Message.Group) the account
+// id, so that workers lease accounts round-robin on the queues that meet it.
 const Topic = "executions"
 
 // Accounts gives the account an execution runs as, as it is now: an
@@ -78,6 +83,11 @@ type Config struct {
 	SharedPoll time.Duration
 	// AsyncBudget is the default budget of an asynchronous execution (1 h).
 	AsyncBudget time.Duration
+	// ParkAfter: an asynchronous execution whose step would wait longer
+	// than this (a Wait) gives its worker back and is checkpointed; its
+	// queue item, visible again at the wake-up time, resumes it (default
+	// DefaultParkAfter; below zero: never park).
+	ParkAfter time.Duration
 	// Owner names this process in queue leases (default host and pid).
 	Owner string
 }
@@ -115,6 +125,12 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.AsyncBudget <= 0 {
 		cfg.AsyncBudget = time.Hour
+	}
+	switch {
+	case cfg.ParkAfter == 0:
+		cfg.ParkAfter = DefaultParkAfter
+	case cfg.ParkAfter < 0:
+		cfg.ParkAfter = 0 // the engine's "never"
 	}
 	m := &Manager{
 		cfg:     cfg,

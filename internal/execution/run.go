@@ -296,6 +296,7 @@ func (m *Manager) acquire(p *account.Principal) (func(), error) {
 
 // enqueue puts an execution on the queue; one already there is left as it is.
 func (m *Manager) enqueue(ctx context.Context, e store.Execution) error {
-	_, err := m.cfg.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: e.ID, Payload: []byte(e.AccountID)})
+	// The account is the item's group: workers take accounts round-robin.
+	_, err := m.cfg.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: e.ID, Payload: []byte(e.AccountID), Group: e.AccountID})
 	return err
 }

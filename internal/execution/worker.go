@@ -166,6 +166,16 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(ctx, it, 5*time.Second)
 		return
 	}
+	if !res.ParkedUntil.IsZero() {
+		// A Wait: the checkpoint holds where it stands, and the queue item,
+		// visible again at the wake-up time, is its durable timer. The worker
+		// and the account's slot are free meanwhile.
+		delay := min(max(res.ParkedUntil.Sub(m.cfg.Clock.Now()), 0), queue.MaxDelay)
+		if err := m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, delay); err != nil {
+			m.log.Warn("parked execution not handed back; it resumes when its lease runs out", "executionId", id, "error", fault.From(err))
+		}
+		return
+	}
 	if errors.Is(context.Cause(runCtx), errShutdown) {
 		// Stopped by the shutdown: it stays running and resumes after the
 		// restart. Hand it back now rather than when the lease runs out.
@@ -191,7 +201,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 	cp, err := (store.Checkpointer{Store: m.cfg.Store}).Load(ctx, e.ID)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
-		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event})
+		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter})
 	case fe != nil && fe.Kind == fault.NotFound:
 		var input any
 		if len(e.Input) > 0 {
@@ -202,12 +212,12 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 		budget := time.Duration(e.BudgetMs) * time.Millisecond
 		res = m.durable.Run(ctx, c.Plan(), engine.RunOptions{
 			ExecutionID: e.ID, Account: accountID, SessionID: e.SessionID, Input: input,
-			MaxExecutionTime: budget, OnEvent: r.event,
+			MaxExecutionTime: budget, OnEvent: r.event, ParkAfter: m.cfg.ParkAfter,
 		})
 	default:
 		return nil, err
 	}
-	if cause := context.Cause(ctx); !errors.Is(cause, errShutdown) && !errors.Is(cause, errCancelledElsewhere) {
+	if cause := context.Cause(ctx); res.ParkedUntil.IsZero() && !errors.Is(cause, errShutdown) && !errors.Is(cause, errCancelledElsewhere) {
 		r.complete(res)
 	}
 	return res, nil

@@ -55,6 +55,11 @@ type RunContext struct {
 	Save func(state json.RawMessage) error
 	// Answer is the answer given to a suspended step when it is resumed.
 	Answer json.RawMessage
+	// ParkAfter, when above zero, lets an operation that would wait longer
+	// than it return *Park instead of blocking: the execution is
+	// checkpointed and its worker released until the wake-up time. Zero (a
+	// synchronous run, a concurrent iteration): never park.
+	ParkAfter time.Duration
 }
 
 // Outputs of control operations: the engine, not the operation, runs the nested ops.
@@ -89,6 +94,16 @@ type Suspend struct {
 }
 
 func (s *Suspend) Error() string { return "suspended: " + s.Reason }
+
+// Park is returned (as an error) by an operation that has nothing to do until
+// Until (a Wait): the engine checkpoints the execution and stops, its caller
+// runs it again at Until, and the operation runs again with its saved
+// RunContext.State. Only returned when RunContext.ParkAfter allows it.
+type Park struct {
+	Until time.Time
+}
+
+func (p *Park) Error() string { return "parked until " + p.Until.UTC().Format(time.RFC3339Nano) }
 
 // Spec describes an operation for docs, discovery, validation and caching.
 type Spec struct {

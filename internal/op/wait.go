@@ -20,7 +20,8 @@ var WaitOp = Registration{
 		Summary:        "Pause for a number of milliseconds",
 		Description: "Waits duration milliseconds (0 to 600000, and no more than the account's limit), counted " +
 			"against the execution's time budget. The wake-up time is recorded before the wait starts, so " +
-			"after a server restart the execution waits only what remains. Output is null.",
+			"after a server restart the execution waits only what remains. An asynchronous execution does not hold " +
+			"a worker while it waits: it is checkpointed and resumed at the wake-up time. Output is null.",
 		Example: `{"type":"operationUpdate","operationId":"pause","operation":{"Wait":{"duration":1000}}}
 {"type":"beginExecution","executionId":"wait-example","operationOrder":["pause"]}
 `,
@@ -96,6 +97,11 @@ func (w *wait) run(ctx context.Context, rc *RunContext) (any, error) {
 			return nil, fault.Typed(fault.Unavailable, fault.ExecutionError, "could not record the wait's wake-up time").
 				WithCause(err).Retry(0)
 		}
+	}
+	if rc.ParkAfter > 0 && remaining > rc.ParkAfter {
+		// Nothing to do until the wake-up time (saved above, or before a
+		// restart): the execution gives its worker back until then.
+		return nil, &Park{Until: now.Add(remaining)}
 	}
 	if err := clk.Sleep(ctx, remaining); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {

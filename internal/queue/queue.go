@@ -22,6 +22,13 @@ type Message struct {
 	Topic   string
 	ID      string // unique within the topic while the item is queued
 	Payload []byte
+	// Group is the item's fairness group (an execution's account; "" is a
+	// group too). Lease takes items round-robin across the groups of a
+	// topic: first the group served least recently, oldest item first, so
+	// one group's backlog does not hold up another's first item. Within a
+	// group, and on a topic of one group, items come oldest first. See
+	// FairGroups in queuetest for the backends that meet it.
+	Group string
 	// NotBefore delays the first delivery (zero: at once).
 	NotBefore time.Time
 	// ExpiresAt (zero: never) is when the item stops being worth reading:
@@ -42,7 +49,8 @@ type Item struct {
 	Topic      string
 	ID         string
 	Payload    []byte
-	Attempts   int // deliveries so far, this one included
+	Group      string // Message.Group
+	Attempts   int    // deliveries so far, this one included
 	EnqueuedAt time.Time
 	LeasedBy   string
 	LeaseUntil time.Time
@@ -55,7 +63,8 @@ type Queue interface {
 	// queue (not yet acked), nothing changes and enqueued is false.
 	Enqueue(ctx context.Context, m Message) (enqueued bool, err error)
 	// Lease takes up to n visible items of topic for owner for d, oldest
-	// first. No item visible is no error: the result is empty.
+	// first within a group and round-robin across groups (Message.Group).
+	// No item visible is no error: the result is empty.
 	Lease(ctx context.Context, topic, owner string, n int, d time.Duration) ([]Item, error)
 	// Ack removes a leased item for good. A lease that was lost (it ran out
 	// and another took the item, or the item was acked already) is a Conflict.
@@ -78,6 +87,7 @@ type Queue interface {
 const (
 	MaxTopicBytes   = 256
 	MaxIDBytes      = 256
+	MaxGroupBytes   = 256
 	MaxOwnerBytes   = 256
 	MaxPayloadBytes = 16 << 20
 	MaxLeaseItems   = 1000
@@ -111,6 +121,11 @@ func CheckMessage(m Message) error {
 	}
 	if err := checkName("item id", m.ID, MaxIDBytes); err != nil {
 		return err
+	}
+	if m.Group != "" {
+		if err := checkName("group", m.Group, MaxGroupBytes); err != nil {
+			return err
+		}
 	}
 	if len(m.Payload) > MaxPayloadBytes {
 		return invalid("payload is %d bytes, over the limit of %d", len(m.Payload), MaxPayloadBytes)

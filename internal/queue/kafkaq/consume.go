@@ -43,6 +43,8 @@ func (q *Queue) take(r *kgo.Record) {
 			e.due, _ = time.Parse(time.RFC3339Nano, v)
 		case hdrAttempts:
 			e.attempts, _ = strconv.Atoi(v)
+		case hdrGroup:
+			e.group = v
 		}
 	}
 	if e.topic == "" || e.id == "" {

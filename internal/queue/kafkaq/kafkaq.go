@@ -92,6 +92,7 @@ const (
 	hdrEnqueued  = "sluice-enqueued"   // RFC 3339 with nanoseconds
 	hdrNotBefore = "sluice-not-before" // RFC 3339 with nanoseconds
 	hdrAttempts  = "sluice-attempts"   // deliveries before this record
+	hdrGroup     = "sluice-group"      // queue.Message.Group, absent when ""
 )
 
 // Options configure Open.
@@ -282,6 +283,9 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	rec.Headers = []kgo.RecordHeader{
 		{Key: hdrTopic, Value: []byte(m.Topic)}, {Key: hdrID, Value: []byte(m.ID)},
 		{Key: hdrEnqueued, Value: []byte(now.UTC().Format(time.RFC3339Nano))},
+	}
+	if m.Group != "" {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: hdrGroup, Value: []byte(m.Group)})
 	}
 	if m.NotBefore.After(now) {
 		rec.Topic = q.tierFor(m.NotBefore.Sub(now))

@@ -36,7 +36,7 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 		e.attempts++
 		e.token, e.owner, e.until, e.due = newToken(), owner, until, until
 		items = append(items, queue.Item{
-			Topic: topic, ID: e.id, Payload: e.payload, Attempts: e.attempts, EnqueuedAt: e.enqueuedAt,
+			Topic: topic, ID: e.id, Payload: e.payload, Group: e.group, Attempts: e.attempts, EnqueuedAt: e.enqueuedAt,
 			LeasedBy: owner, LeaseUntil: until, Token: e.token,
 		})
 	}
@@ -178,6 +178,9 @@ func (q *Queue) Nack(ctx context.Context, it queue.Item, delay time.Duration) er
 		{Key: hdrNotBefore, Value: []byte(notBefore.UTC().Format(time.RFC3339Nano))},
 		{Key: hdrAttempts, Value: []byte(strconv.Itoa(e.attempts))},
 	}}
+	if e.group != "" {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: hdrGroup, Value: []byte(e.group)})
+	}
 	err := q.produce(ctx, rec)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/queue"
 )
 
 func sha(s string) string {
@@ -22,6 +24,7 @@ type tp struct {
 // entry is a queued item this member holds: read from a partition it owns.
 type entry struct {
 	topic, id  string
+	group      string // queue.Message.Group
 	payload    []byte
 	attempts   int // deliveries so far
 	enqueuedAt time.Time
@@ -60,6 +63,9 @@ type state struct {
 	seq         uint64
 	signals     map[string]chan struct{}
 	closed      bool
+	// served says when each group of a topic was last served (a counter
+	// per topic; absent: never), for fair leases (visibleLocked).
+	served map[string]map[string]uint64
 }
 
 func (s *state) init() {
@@ -71,6 +77,7 @@ func (s *state) init() {
 	s.wrote = map[tp]int64{}
 	s.dirty = map[tp]bool{}
 	s.signals = map[string]chan struct{}{}
+	s.served = map[string]map[string]uint64{}
 }
 
 // reserve claims an id for an Enqueue: false when it is queued here already.
@@ -269,7 +276,10 @@ func (s *state) isClosed() bool {
 	return s.closed
 }
 
-// visible returns up to n due entries of topic, oldest first.
+// visibleLocked returns up to n due entries of topic, round-robin across
+// their groups (queue.Message.Group): the group this member served least
+// recently first (ties: the older first entry), oldest first within a
+// group; the groups that gave one are marked served.
 func (s *state) visibleLocked(topic string, n int, now time.Time) []*entry {
 	var due []*entry
 	for _, e := range s.items[topic] {
@@ -283,10 +293,52 @@ func (s *state) visibleLocked(topic string, n int, now time.Time) []*entry {
 		}
 		return due[i].seq < due[j].seq
 	})
-	if len(due) > n {
-		due = due[:n]
+	served := s.served[topic]
+	if served == nil {
+		served = map[string]uint64{}
+		s.served[topic] = served
 	}
-	return due
+	index := map[string]int{}
+	var groups []string
+	var perGroup [][]*entry
+	for _, e := range due {
+		g, ok := index[e.group]
+		if !ok {
+			g = len(groups)
+			index[e.group] = g
+			groups = append(groups, e.group)
+			perGroup = append(perGroup, nil)
+		}
+		perGroup[g] = append(perGroup[g], e)
+	}
+	order := make([]int, len(groups))
+	for g := range order {
+		order[g] = g
+	}
+	// Stable: groups first seen earlier (older first entries) win ties.
+	sort.SliceStable(order, func(i, j int) bool { return served[groups[order[i]]] < served[groups[order[j]]] })
+	sorted := make([][]*entry, len(order))
+	for k, g := range order {
+		sorted[k] = perGroup[g]
+	}
+	picked, gave := queue.Interleave(sorted, n)
+	var top uint64
+	for _, v := range served {
+		top = max(top, v)
+	}
+	for k, g := range gave {
+		served[groups[order[g]]] = top + uint64(k) + 1
+	}
+	if len(served) > 2*len(groups)+64 {
+		// Forget the groups with nothing due here; they count as never
+		// served when they come back, which is fair: nothing of theirs waited.
+		for g := range served {
+			if _, ok := index[g]; !ok {
+				delete(served, g)
+			}
+		}
+	}
+	return picked
 }
 
 // nextDueLocked is the earliest time something of topic comes due.

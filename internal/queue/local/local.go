@@ -85,8 +85,8 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	}
 	var added bool
 	err := q.db.Write(ctx, func(tx *sqlite.Tx) error {
-		res, err := tx.Exec(`INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, payload, now, visible, expires)
+		res, err := tx.Exec(`INSERT INTO queue_items (topic, id, grp, payload, enqueued_at, visible_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, m.Group, payload, now, visible, expires)
 		if err != nil {
 			return err
 		}
@@ -115,39 +115,30 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 	until := now.Add(d)
 	var items []queue.Item
 	err := q.db.Write(ctx, func(tx *sqlite.Tx) error {
-		items = items[:0]
-		rows, err := tx.Query(`SELECT seq, id, payload, attempts, enqueued_at FROM queue_items
-			WHERE topic = ? AND visible_at <= ? ORDER BY visible_at, seq LIMIT ?`, topic, now.UnixMicro(), n)
+		groups, err := dueGroups(tx, topic, now.UnixMicro(), n)
 		if err != nil {
 			return err
 		}
-		var seqs []int64
-		for rows.Next() {
-			var (
-				seq, enq int64
-				it       = queue.Item{Topic: topic, LeasedBy: owner, LeaseUntil: time.UnixMicro(until.UnixMicro()).UTC()}
-			)
-			if err := rows.Scan(&seq, &it.ID, &it.Payload, &it.Attempts, &enq); err != nil {
-				rows.Close()
+		perGroup := make([][]leased, len(groups))
+		for g, grp := range groups {
+			if perGroup[g], err = dueItems(tx, topic, grp, now.UnixMicro(), n); err != nil {
 				return err
 			}
-			it.EnqueuedAt = time.UnixMicro(enq).UTC()
-			seqs = append(seqs, seq)
-			items = append(items, it)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for i, seq := range seqs {
-			items[i].Token = newToken()
-			items[i].Attempts++
+		picked, served := queue.Interleave(perGroup, n)
+		items = make([]queue.Item, len(picked))
+		for i, l := range picked {
+			it := l.it
+			it.Topic, it.LeasedBy, it.LeaseUntil = topic, owner, time.UnixMicro(until.UnixMicro()).UTC()
+			it.Token = newToken()
+			it.Attempts++
 			if _, err := tx.Exec(`UPDATE queue_items SET owner = ?, token = ?, visible_at = ?, attempts = attempts + 1 WHERE seq = ?`,
-				owner, items[i].Token, until.UnixMicro(), seq); err != nil {
+				owner, it.Token, until.UnixMicro(), l.seq); err != nil {
 				return err
 			}
+			items[i] = it
 		}
-		return nil
+		return markServed(tx, topic, groups, served)
 	})
 	if err != nil {
 		return nil, storeErr(err)

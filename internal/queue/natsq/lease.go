@@ -69,7 +69,7 @@ func (q *Queue) lease(ctx context.Context, topic, owner string, n int, d time.Du
 		}
 		h := m.Headers()
 		it := queue.Item{
-			Topic: topic, ID: h.Get(hdrID), Payload: m.Data(), Attempts: int(meta.NumDelivered),
+			Topic: topic, ID: h.Get(hdrID), Payload: m.Data(), Group: h.Get(hdrGroup), Attempts: int(meta.NumDelivered),
 			LeasedBy: owner, LeaseUntil: until, Token: m.Reply(),
 		}
 		if it.Payload == nil {

@@ -92,6 +92,7 @@ const (
 	hdrTopic    = "Sluice-Topic"
 	hdrID       = "Sluice-Id"
 	hdrEnqueued = "Sluice-Enqueued"
+	hdrGroup    = "Sluice-Group" // queue.Message.Group, absent when ""
 )
 
 // Options configure Open.
@@ -277,6 +278,9 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	msg.Header.Set(hdrTopic, m.Topic)
 	msg.Header.Set(hdrID, m.ID)
 	msg.Header.Set(hdrEnqueued, now.UTC().Format(time.RFC3339Nano))
+	if m.Group != "" {
+		msg.Header.Set(hdrGroup, m.Group)
+	}
 	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequenceForSubject(0, q.n.anyState(m.Topic, m.ID))}
 	due := now
 	if m.NotBefore.After(now) {

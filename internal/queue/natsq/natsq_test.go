@@ -65,6 +65,12 @@ func suite(t *testing.T, url string) queuetest.Suite {
 			return open(t, o)
 		},
 		Peer: func(t *testing.T, q queue.Queue) queue.Queue { return open(t, opts[q]) },
+		Unmet: map[queuetest.Part]string{
+			queuetest.FairGroups: "a topic's consumer hands its messages out in stream order and a lease sees only the " +
+				"next n, so it cannot reach another group's item behind one group's backlog (fairness would need a " +
+				"consumer per group); items keep their group, and the execution workers' account limits and parked " +
+				"Waits bound what one account holds",
+		},
 	}
 }
 

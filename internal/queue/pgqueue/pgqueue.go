@@ -30,12 +30,13 @@
 package pgqueue
 
 import (
-	"cmp"
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -158,8 +159,8 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	}
 	var added bool
 	err := q.db.Write(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO queue_items (topic, id, payload, enqueued_at, visible_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, payload, now, visible, expires)
+		tag, err := tx.Exec(ctx, `INSERT INTO queue_items (topic, id, grp, payload, enqueued_at, visible_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, m.Group, payload, now, visible, expires)
 		added = err == nil && tag.RowsAffected() == 1
 		return err
 	})
@@ -172,8 +173,8 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	return added, nil
 }
 
-// Lease implements queue.Queue: one statement picks the due items (skipping
-// rows other consumers hold locked at that moment) and leases them.
+// Lease implements queue.Queue: round-robin across groups (see fair.go),
+// skipping rows other consumers hold locked at that moment.
 func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Duration) ([]queue.Item, error) {
 	if err := queue.CheckLease(topic, owner, n, d); err != nil {
 		return nil, err
@@ -181,52 +182,38 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 	if err := q.check(); err != nil {
 		return nil, err
 	}
+	if !utf8.ValidString(owner) || strings.IndexByte(owner, 0) >= 0 {
+		return nil, fault.New(fault.Invalid, "owner holds text the database cannot store (not valid UTF-8, or a NUL byte)")
+	}
 	now := q.now()
 	until := now.Add(d)
-	type leased struct {
-		it  queue.Item
-		was time.Time
-		seq int64
-	}
-	var got []leased
+	var items []queue.Item
 	err := q.db.Write(ctx, func(tx pgx.Tx) error {
-		got = got[:0]
-		rows, err := tx.Query(ctx, `WITH picked AS (
-				SELECT seq, visible_at FROM queue_items
-				WHERE topic = $1 AND visible_at <= $2
-				ORDER BY visible_at, seq LIMIT $3
-				FOR UPDATE SKIP LOCKED)
-			UPDATE queue_items q SET owner = $4, token = gen_random_uuid()::text, visible_at = $5, attempts = q.attempts + 1
-			FROM picked WHERE q.seq = picked.seq
-			RETURNING q.id, q.payload, q.attempts, q.enqueued_at, q.token, picked.visible_at, q.seq`,
-			topic, now, n, owner, until)
+		groups, err := dueGroups(ctx, tx, topic, now, n)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			l := leased{it: queue.Item{Topic: topic, LeasedBy: owner, LeaseUntil: until}}
-			if err := rows.Scan(&l.it.ID, &l.it.Payload, &l.it.Attempts, &l.it.EnqueuedAt, &l.it.Token, &l.was, &l.seq); err != nil {
+		perGroup := make([][]leased, len(groups))
+		for g, grp := range groups {
+			if perGroup[g], err = dueItems(ctx, tx, topic, grp, now, n); err != nil {
 				return err
 			}
-			l.it.EnqueuedAt = l.it.EnqueuedAt.UTC()
-			got = append(got, l)
 		}
-		return rows.Err()
+		picked, served := queue.Interleave(perGroup, n)
+		items = make([]queue.Item, len(picked))
+		for i, l := range picked {
+			it := l.it
+			it.Topic, it.LeasedBy, it.LeaseUntil = topic, owner, until
+			if err := tx.QueryRow(ctx, `UPDATE queue_items SET owner = $1, token = gen_random_uuid()::text, visible_at = $2, attempts = attempts + 1
+				WHERE seq = $3 RETURNING token, attempts`, owner, until, l.seq).Scan(&it.Token, &it.Attempts); err != nil {
+				return err
+			}
+			items[i] = it
+		}
+		return markServed(ctx, tx, topic, groups, served)
 	})
 	if err != nil {
 		return nil, postgres.WriteError("the queue's leases", err)
-	}
-	// RETURNING has no order: give the oldest first, as they were picked.
-	slices.SortFunc(got, func(a, b leased) int {
-		if c := a.was.Compare(b.was); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	items := make([]queue.Item, len(got))
-	for i, l := range got {
-		items[i] = l.it
 	}
 	return items, nil
 }

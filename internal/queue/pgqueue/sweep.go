@@ -42,7 +42,27 @@ func (q *Queue) Sweep(ctx context.Context) (int64, error) {
 		}
 		total += n
 		if n < int64(sweepBatch) {
-			return total, nil
+			return total, q.sweepGroups(ctx)
 		}
 	}
+}
+
+// sweepGroups deletes the fairness rows of groups that have no item left (a
+// group that gets one again starts as never served, which is fair: it had
+// nothing waiting). Rows a Lease holds locked are left to the next sweep;
+// a group whose row goes while its first item is being enqueued only
+// counts as never served, which changes no item's visibility.
+func (q *Queue) sweepGroups(ctx context.Context) error {
+	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `WITH gone AS (
+				SELECT topic, grp FROM queue_groups g WHERE NOT EXISTS
+					(SELECT 1 FROM queue_items q WHERE q.topic = g.topic AND q.grp = g.grp)
+				FOR UPDATE SKIP LOCKED)
+			DELETE FROM queue_groups g USING gone WHERE g.topic = gone.topic AND g.grp = gone.grp`)
+		return err
+	})
+	if err != nil {
+		return postgres.WriteError("the queue's empty groups", err)
+	}
+	return nil
 }

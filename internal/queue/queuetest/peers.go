@@ -21,8 +21,8 @@ type Suite struct {
 	Peer func(t *testing.T, q queue.Queue) queue.Queue
 	// Unmet declares the parts of the contract the implementation does not
 	// meet, each with the reason, logged when its case is skipped. Only parts
-	// across queues can be declared: every implementation meets the cases of
-	// one queue.
+	// across queues, and FairGroups, can be declared: every implementation
+	// meets the other cases of one queue.
 	Unmet map[Part]string
 }
 
@@ -45,11 +45,14 @@ const (
 	// still runs and asks for at least one attempt when the second lease
 	// came through the other queue.
 	PeerAttempts Part = "peer-attempts"
+	// FairGroups: Lease takes items round-robin across Message.Group, the
+	// group served least recently first (one queue).
+	FairGroups Part = "fair-groups"
 )
 
 // parts are the parts an implementation may declare unmet; PeerDelivery
 // has none: every implementation with a peer meets it.
-var parts = []Part{PeerDuplicates, PeerAck, PeerLostLease, PeerAttempts}
+var parts = []Part{PeerDuplicates, PeerAck, PeerLostLease, PeerAttempts, FairGroups}
 
 func runPeers(t *testing.T, s Suite) {
 	if s.Peer == nil {

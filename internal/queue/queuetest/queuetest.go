@@ -48,9 +48,13 @@ func RunSuite(t *testing.T, s Suite) {
 		{"ConcurrentConsumers", testConcurrentConsumers},
 		{"Bounds", testBounds},
 		{"Close", testClose},
+		{"FairGroups", testFairGroups},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if why, unmet := s.Unmet[FairGroups]; unmet && tc.name == "FairGroups" {
+				t.Skipf("declared unmet: %s", why)
+			}
 			q := open(t)
 			t.Cleanup(func() { q.Close() })
 			tc.fn(t, q)
@@ -138,8 +142,15 @@ func testEnqueueLeaseAck(t *testing.T, q queue.Queue) {
 	// An empty payload is a payload.
 	enqueue(t, q, "tasks", "empty", "")
 	items = lease(t, q, "tasks", "w", 1, time.Minute)
-	if len(items) != 1 || len(items[0].Payload) != 0 {
+	if len(items) != 1 || len(items[0].Payload) != 0 || items[0].Group != "" {
 		t.Fatalf("empty payload: %+v", items)
+	}
+	// An item keeps its group.
+	ok, err := q.Enqueue(ctx, queue.Message{Topic: "tasks", ID: "grouped", Group: "acct-1"})
+	must(t, err)
+	items = lease(t, q, "tasks", "w", 1, time.Minute)
+	if !ok || len(items) != 1 || items[0].Group != "acct-1" {
+		t.Fatalf("grouped item: %+v", items)
 	}
 }
 

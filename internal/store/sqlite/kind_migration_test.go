@@ -27,6 +27,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
+		`DROP INDEX queue_items_group_due`, `ALTER TABLE queue_items DROP COLUMN grp`, // 0013
 		`DROP INDEX queue_items_expiry`, `ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010
 		`DROP INDEX executions_unfinished_kind`,
 		`CREATE INDEX executions_unfinished ON executions (seq) WHERE status IN ('queued', 'running', 'waiting')`,

@@ -71,6 +71,7 @@ var tables = []table{
 var Skipped = map[string]string{
 	"rate_counters":     "counts of the current minute, hour and day only; the shared limits start afresh on the new store",
 	"queue_items":       "the local queue's rows; every gateway queues the unfinished executions again when it starts",
+	"queue_groups":      "the local queue's fairness state, made again with the items it counts",
 	"rate_slots":        "slots of executions running in a process; none runs while the data directory is copied",
 	"settings":          "the target's own; the source's keys are claimed there instead (store/keyguard)",
 	"schema_migrations": "each store records its own schema version",

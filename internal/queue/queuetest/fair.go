@@ -1,0 +1,60 @@
+package queuetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/queue"
+)
+
+// testFairGroups: one group's backlog does not hold up another group's
+// first item. Alice enqueues four items before bob and carol enqueue one
+// each; leases of one item at a time take them round-robin (the group
+// served least recently first, oldest first within a group), and a lease of
+// several does the same.
+func testFairGroups(t *testing.T, q queue.Queue) {
+	put := func(topic, id, group string) {
+		t.Helper()
+		ok, err := q.Enqueue(ctx, queue.Message{Topic: topic, ID: id, Group: group, Payload: []byte(group)})
+		must(t, err)
+		if !ok {
+			t.Fatalf("%s not enqueued", id)
+		}
+	}
+	for _, id := range []string{"a1", "a2", "a3", "a4"} {
+		put("fair", id, "alice")
+	}
+	put("fair", "b1", "bob")
+	put("fair", "c1", "carol")
+	var got []queue.Item
+	for range 6 {
+		items := leaseWithin(t, q, "fair", "w", time.Minute)
+		if len(items) > 1 {
+			// leaseWithin asks for up to 10: give back all but the first.
+			for _, it := range items[1:] {
+				must(t, q.Nack(ctx, it, 0))
+			}
+			items = items[:1]
+		}
+		must(t, q.Ack(ctx, items[0]))
+		got = append(got, items[0])
+	}
+	if s := ids(got); s != "a1,b1,c1,a2,a3,a4" {
+		t.Fatalf("lease order %s, want a1,b1,c1,a2,a3,a4", s)
+	}
+	for _, it := range got {
+		if it.Group != string(it.Payload) {
+			t.Fatalf("item %s came back in group %q, enqueued in %q", it.ID, it.Group, it.Payload)
+		}
+	}
+
+	// Several at once: one per group first.
+	for _, id := range []string{"x1", "x2", "x3"} {
+		put("fair-n", id, "alice")
+	}
+	put("fair-n", "y1", "bob")
+	items := lease(t, q, "fair-n", "w", 3, time.Minute)
+	if s := ids(items); s != "x1,y1,x2" {
+		t.Fatalf("lease of 3 gave %s, want x1,y1,x2", s)
+	}
+}
