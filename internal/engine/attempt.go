@@ -190,6 +190,7 @@ func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time
 		Clock:       ex.e.clock,
 		Logger:      ex.logger,
 		Save:        ex.saver(pos),
+		Budget:      ex.data,
 	}
 	ex.mu.Lock()
 	rc.State = ex.states[pos]

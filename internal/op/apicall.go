@@ -44,6 +44,7 @@ var ApiCallOp = Registration{
 			"idempotencyKey (sent as Idempotency-Key) or retry.unsafe is set.",
 		CacheTTL:    apiCacheTTL,
 		SideEffects: true,
+		MetersData:  true,
 		Example: `{"type":"operationUpdate","operationId":"fetch-user","operation":{"ApiCall":{"method":"GET","url":"https://api.example.com/users/{/input/userId}","headers":{"Authorization":{"credentialRef":{"id":"api-key-123"}},"Accept":"application/json"},"outputPath":"/workflow/user"}}}
 {"type":"operationUpdate","operationId":"save-note","operation":{"ApiCall":{"method":"POST","url":"https://api.example.com/users/{/input/userId}/notes","body":{"text":"seen {/workflow/user.name}","user":"{/workflow/user}"},"idempotencyKey":"note-{/input/userId}","outputPath":"/workflow/note"}}}
 {"type":"beginExecution","executionId":"apicall-example","operationOrder":["fetch-user","save-note"]}
@@ -92,6 +93,7 @@ type apiCall struct {
 	hostCheck  egress.HostCheck
 	sensitive  egress.Sensitive // what a redirect to another origin must not carry
 	jsonCTBody bool             // a Content-Type header is given and says JSON (literal headers only)
+	maxResp    int64            // the operation's maxResponseBytes; 0: the server's limit
 }
 
 type apiHeader struct {
@@ -114,6 +116,9 @@ func newApiCall(raw json.RawMessage, d *Deps) (Operation, error) {
 	a := &apiCall{method: cfg.Method, timeout: apiDefaultTimeout, d: d}
 	if cfg.Timeout != nil {
 		a.timeout = time.Duration(*cfg.Timeout) * time.Millisecond
+	}
+	if err := a.setMaxResponse(cfg.MaxResponseBytes); err != nil {
+		return nil, err
 	}
 	a.unsafeOK = cfg.IdempotencyKey != "" || (cfg.Retry != nil && cfg.Retry.Unsafe)
 	a.cache = cfg.Method == http.MethodGet && (cfg.Cache == nil || *cfg.Cache)
@@ -323,7 +328,7 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	if req.cacheKey != "" {
 		if v, ok := a.d.Cache.Get(rc.Account, req.cacheKey); ok {
 			a.log(rc, "api call served from cache", req, 0)
-			return v, nil
+			return v, rc.Budget.ChargeValue(rc.OperationID, v)
 		}
 	}
 
@@ -362,8 +367,14 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, a.statusFault(resp, req, rc)
 	}
+	if err := a.chargeBody(rc, resp.ContentLength); err != nil {
+		return nil, err
+	}
 	v, err := a.decode(resp, req, ctx, attemptCtx)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.chargeDecoded(rc, v, resp.ContentLength); err != nil {
 		return nil, err
 	}
 	a.log(rc, "api call", req, resp.StatusCode)
@@ -531,13 +542,6 @@ func (a *apiCall) renderBody(req *apiRequest, data Data, creds map[string]string
 	return nil
 }
 
-// maxResponse is the response body limit.
-func (a *apiCall) maxResponse() int64 {
-	if a.d.Limits.MaxResponseBytes > 0 {
-		return a.d.Limits.MaxResponseBytes
-	}
-	return DefaultLimits().MaxResponseBytes
-}
 
 // decode reads a 2xx body: JSON when the response says so, otherwise text.
 func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx context.Context) (any, error) {
@@ -571,11 +575,6 @@ func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx c
 	return scrubText(text, req.secrets), nil
 }
 
-func (a *apiCall) tooLarge(req *apiRequest, max int64) error {
-	return fault.Typed(fault.Upstream, fault.ExecutionError, "the response of %s is larger than %d bytes", a.target(req), max).
-		WithDetail("limitBytes", max).
-		WithSuggestions("Ask the API for less data (paging, filters, fields)")
-}
 
 // target names the request for messages: method and URL without the query.
 func (a *apiCall) target(req *apiRequest) string { return a.method + " " + req.scope }
