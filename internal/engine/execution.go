@@ -230,6 +230,9 @@ func (ex *execution) finish(h halt) *Result {
 		status = StatusCancelled
 	case len(ex.errs) == 0:
 		status = StatusSuccess
+	case ex.data.Over():
+		// Its data is gone: nothing of it can be a partial success.
+		status = StatusFailed
 	case (ex.plan.onError() == Continue || h == haltNone) && ex.succeeded > 0:
 		// Failures went on (the plan's policy, or a step's own) and something
 		// succeeded.

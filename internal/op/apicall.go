@@ -542,7 +542,6 @@ func (a *apiCall) renderBody(req *apiRequest, data Data, creds map[string]string
 	return nil
 }
 
-
 // decode reads a 2xx body: JSON when the response says so, otherwise text.
 func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx context.Context) (any, error) {
 	max := a.maxResponse()
@@ -574,7 +573,6 @@ func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx c
 	text := strings.ToValidUTF8(string(body), "\uFFFD")
 	return scrubText(text, req.secrets), nil
 }
-
 
 // target names the request for messages: method and URL without the query.
 func (a *apiCall) target(req *apiRequest) string { return a.method + " " + req.scope }
