@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net"
@@ -548,7 +547,7 @@ func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx c
 	if resp.ContentLength > max {
 		return nil, a.tooLarge(req, max)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	body, err := readBody(resp, max)
 	if err != nil {
 		return nil, a.transportFault(err, ctx, attemptCtx, req)
 	}

@@ -1,6 +1,9 @@
 package op
 
 import (
+	"io"
+	"net/http"
+
 	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/fault"
 )
@@ -51,6 +54,19 @@ func (a *apiCall) tooLarge(req *apiRequest, max int64) error {
 	return fault.Typed(fault.Upstream, fault.ExecutionError, "the response of %s is larger than %d bytes (%s)", a.target(req), max, limit).
 		WithDetail("limitBytes", max).
 		WithSuggestions("Ask the API for less data (paging, filters, fields)")
+}
+
+// readBody reads at most max+1 bytes of the body. A body that announces its
+// length is read into one buffer of that size (net/http holds the body to
+// it): io.ReadAll's doubling would allocate about three times the body on the
+// way (issue 18, memory per byte).
+func readBody(resp *http.Response, max int64) ([]byte, error) {
+	if resp.ContentLength <= 0 || resp.ContentLength > max {
+		return io.ReadAll(io.LimitReader(resp.Body, max+1))
+	}
+	buf := make([]byte, resp.ContentLength)
+	n, err := io.ReadFull(resp.Body, buf)
+	return buf[:n], err
 }
 
 // chargeBody charges an announced body length before the body is read, so a
