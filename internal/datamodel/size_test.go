@@ -136,3 +136,19 @@ func BenchmarkHeapPerJSONByte(b *testing.B) {
 	b.ReportMetric(heap/float64(len(doc)), "heap-B/json-B")
 	b.ReportMetric(est/heap, "estimate/heap")
 }
+
+// BenchmarkSize20 is the cost of sizing the 20 items of the 5-operation data
+// workflow benchmark: what the budget adds per output of that size.
+func BenchmarkSize20(b *testing.B) {
+	items := make([]any, 20)
+	for i := range items {
+		items[i] = map[string]any{"name": fmt.Sprintf("u%d", i), "status": "active", "points": float64(i)}
+	}
+	var n int64
+	for b.Loop() {
+		n += datamodel.Size(items)
+	}
+	if n == 0 {
+		b.Fatal("no size")
+	}
+}
