@@ -1,18 +1,11 @@
 package op_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/sluicehq/sluice/internal/datamodel"
-	"github.com/sluicehq/sluice/internal/egress"
-	"github.com/sluicehq/sluice/internal/op"
-	"github.com/sluicehq/sluice/internal/policy"
 )
 
 // BenchmarkApiCallHeapPerJSONByte is what one ApiCall of a large JSON array
@@ -35,22 +28,7 @@ func BenchmarkApiCallHeapPerJSONByte(b *testing.B) {
 		_, _ = w.Write([]byte(body))
 	}))
 	defer srv.Close()
-	deps := &op.Deps{
-		Client:      egress.NewClient(egress.Policy{AllowPrivate: []string{"127.0.0.1/32"}}),
-		Permissions: policy.Permissions{Hosts: []string{"127.0.0.1"}},
-		Limits:      op.DefaultLimits(),
-	}
-	o, err := op.ApiCallOp.New(json.RawMessage(`{"method":"GET","url":"`+srv.URL+`/users","outputPath":"/workflow/users","cache":false}`), deps)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &op.RunContext{Data: datamodel.New(nil), Account: "bench", OperationID: "get"}
-	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		if _, err := o.Run(ctx, rc); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchApiCallGET(b, srv.URL+"/users")
 }
