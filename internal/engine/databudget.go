@@ -8,7 +8,7 @@ import (
 // The data budget of an execution (datamodel.Budget): the engine makes one per
 // run, hands it to every operation (RunContext.Budget) and charges what
 // operations do not charge themselves. Operations that know a size before they
-// allocate (ApiCall, MergeData; Spec.MetersData) charge it then; for the others
+// allocate (ApiCall, InvokeAgent, MergeData; Spec.MetersData) charge it then; for the others
 // the engine charges the output they returned, before it is written to the data
 // model or the results. Going over is fatal, whatever onError says, and the
 // execution's data is dropped at once.

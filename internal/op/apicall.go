@@ -373,7 +373,7 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.chargeDecoded(rc, v, resp.ContentLength); err != nil {
+	if err := chargeDecoded(rc, v, max(resp.ContentLength, 0)); err != nil {
 		return nil, err
 	}
 	a.log(rc, "api call", req, resp.StatusCode)

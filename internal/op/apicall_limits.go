@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
@@ -76,9 +75,4 @@ func (a *apiCall) chargeBody(rc *RunContext, contentLength int64) error {
 		return nil // unknown, or refused by decode with the response limit
 	}
 	return rc.Budget.Charge(rc.OperationID, contentLength)
-}
-
-// chargeDecoded charges the decoded value, less what chargeBody charged.
-func (a *apiCall) chargeDecoded(rc *RunContext, v any, contentLength int64) error {
-	return rc.Budget.Charge(rc.OperationID, datamodel.Size(v)-max(contentLength, 0))
 }
