@@ -327,7 +327,10 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	if req.cacheKey != "" {
 		if v, ok := a.d.Cache.Get(rc.Account, req.cacheKey); ok {
 			a.log(rc, "api call served from cache", req, 0)
-			return v, rc.Budget.ChargeValue(rc.OperationID, v)
+			if err := rc.Budget.ChargeValue(rc.OperationID, v); err != nil {
+				return nil, err
+			}
+			return v, nil
 		}
 	}
 
