@@ -71,6 +71,10 @@ func (sp Spec) check(create bool) error {
 	return nil
 }
 
+// MaxDataBytes is the highest data budget an account may have (1 GiB): the
+// server holds the data of several executions at once.
+const MaxDataBytes = 1 << 30
+
 // check refuses negative limits and absurd ones.
 func (l Limits) check() error {
 	for _, f := range []struct {
@@ -84,6 +88,7 @@ func (l Limits) check() error {
 		{"api_calls_per_hour", l.APICallsPerHour, 1e9, true}, {"max_concurrent_executions", l.MaxConcurrentExecutions, 10000, true},
 		{"max_operations", l.MaxOperations, 10000, false}, {"max_execution_time_ms", l.MaxExecutionTimeMs, 24 * 3600 * 1000, false},
 		{"max_loop_iterations", l.MaxLoopIterations, 1e6, false},
+		{"max_data_bytes", int(l.MaxDataBytes), MaxDataBytes, false},
 	} {
 		lowest := 0
 		if f.rate {

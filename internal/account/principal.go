@@ -5,6 +5,9 @@
 package account
 
 import (
+	"cmp"
+
+	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/policy"
 )
 
@@ -33,6 +36,9 @@ type Limits struct {
 	MaxOperations           int `json:"max_operations,omitempty"`
 	MaxExecutionTimeMs      int `json:"max_execution_time_ms,omitempty"`
 	MaxLoopIterations       int `json:"max_loop_iterations,omitempty"`
+	// MaxDataBytes is the data budget of one execution: the bytes of data
+	// (as held in memory) its operations may produce.
+	MaxDataBytes int64 `json:"max_data_bytes,omitempty"`
 }
 
 // Resolve fills each zero field of l from def.
@@ -53,6 +59,7 @@ func (l Limits) Resolve(def Limits) Limits {
 		MaxOperations:           pick(l.MaxOperations, def.MaxOperations),
 		MaxExecutionTimeMs:      pick(l.MaxExecutionTimeMs, def.MaxExecutionTimeMs),
 		MaxLoopIterations:       pick(l.MaxLoopIterations, def.MaxLoopIterations),
+		MaxDataBytes:            cmp.Or(l.MaxDataBytes, def.MaxDataBytes),
 	}
 }
 
@@ -63,5 +70,6 @@ func DefaultLimits() Limits {
 		APICallsPerMinute: 30, APICallsPerHour: 500,
 		MaxConcurrentExecutions: 20,
 		MaxOperations:           20, MaxExecutionTimeMs: 30000, MaxLoopIterations: 1000,
+		MaxDataBytes: datamodel.DefaultDataBytes,
 	}
 }

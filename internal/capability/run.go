@@ -29,7 +29,10 @@ type RunOptions struct {
 	SessionID string
 	Inputs    map[string]any
 	MaxTime   time.Duration
-	OnEvent   func(engine.Event)
+	// MaxDataBytes is the run's data budget (the account's
+	// limits.max_data_bytes); 0: the engine's.
+	MaxDataBytes int64
+	OnEvent      func(engine.Event)
 }
 
 // secretFields are input names that hold secrets: they are refused as
@@ -78,14 +81,14 @@ func Run(ctx context.Context, e *engine.Engine, c *Compiled, o RunOptions) *Resu
 		inputs = map[string]any{}
 	}
 	res := e.Run(ctx, c.Plan, engine.RunOptions{ExecutionID: o.RunID, Account: o.Account, SessionID: o.SessionID,
-		Input: inputs, MaxExecutionTime: o.MaxTime, OnEvent: o.OnEvent})
+		Input: inputs, MaxExecutionTime: o.MaxTime, MaxDataBytes: o.MaxDataBytes, OnEvent: o.OnEvent})
 	return c.result(res, inputs)
 }
 
 // Resume goes on with a run from its checkpoint; answer is the agent's answer
 // to the task the run waits for (nil when it does not wait).
 func Resume(ctx context.Context, e *engine.Engine, c *Compiled, cp *engine.Checkpoint, answer json.RawMessage, o RunOptions) *Result {
-	res := e.Resume(ctx, c.Plan, cp, engine.ResumeOptions{Answer: answer, MaxExecutionTime: o.MaxTime, OnEvent: o.OnEvent})
+	res := e.Resume(ctx, c.Plan, cp, engine.ResumeOptions{Answer: answer, MaxExecutionTime: o.MaxTime, MaxDataBytes: o.MaxDataBytes, OnEvent: o.OnEvent})
 	inputs, _ := cp.Input.(map[string]any)
 	return c.result(res, inputs)
 }

@@ -160,7 +160,7 @@ func (s *Service) Run(ctx context.Context, p *account.Principal, req Request) (*
 	s.track(rec.ID, cancel)
 	defer s.untrack(rec.ID)
 	r := capability.Run(runCtx, s.cfg.Durable, c, capability.RunOptions{RunID: rec.ID, Account: p.ID, SessionID: req.SessionID,
-		Inputs: orEmpty(req.Inputs), MaxTime: budget})
+		Inputs: orEmpty(req.Inputs), MaxTime: budget, MaxDataBytes: p.Limits.MaxDataBytes})
 	if err := s.store(context.WithoutCancel(ctx), p, c, rec, r); err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (s *Service) Decide(ctx context.Context, p *account.Principal, runID string
 	defer cancel(nil)
 	s.track(runID, cancel)
 	defer s.untrack(runID)
-	r := capability.Resume(runCtx, s.cfg.Durable, c, cp, answer, capability.RunOptions{Account: p.ID, SessionID: rec.SessionID})
+	r := capability.Resume(runCtx, s.cfg.Durable, c, cp, answer, capability.RunOptions{Account: p.ID, SessionID: rec.SessionID, MaxDataBytes: p.Limits.MaxDataBytes})
 	if err := s.store(context.WithoutCancel(ctx), p, c, rec, r); err != nil {
 		return nil, err
 	}
@@ -474,12 +474,12 @@ func (s *Service) resumeStopped(ctx context.Context, rec store.Execution, princi
 	cp, err := (store.Checkpointer{Store: s.cfg.Store}).Load(ctx, rec.ID)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
-		r = capability.Resume(runCtx, s.cfg.Durable, c, cp, nil, capability.RunOptions{Account: p.ID, SessionID: rec.SessionID})
+		r = capability.Resume(runCtx, s.cfg.Durable, c, cp, nil, capability.RunOptions{Account: p.ID, SessionID: rec.SessionID, MaxDataBytes: p.Limits.MaxDataBytes})
 	case fe != nil && fe.Kind == fault.NotFound:
 		var in map[string]any
 		_ = json.Unmarshal(rec.Input, &in)
 		r = capability.Run(runCtx, s.cfg.Durable, c, capability.RunOptions{RunID: rec.ID, Account: p.ID, SessionID: rec.SessionID,
-			Inputs: orEmpty(in), MaxTime: time.Duration(rec.BudgetMs) * time.Millisecond})
+			Inputs: orEmpty(in), MaxTime: time.Duration(rec.BudgetMs) * time.Millisecond, MaxDataBytes: p.Limits.MaxDataBytes})
 	default:
 		s.cfg.Logger.Warn("capability run checkpoint unreadable", "run", rec.ID, "error", fault.From(err))
 		return

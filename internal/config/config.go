@@ -87,6 +87,7 @@ type Limits struct {
 	MaxLoopIterations  int           `yaml:"max_loop_iterations"`
 	MaxDocumentBytes   int64         `yaml:"max_document_bytes" unit:"bytes"`
 	MaxResponseBytes   int64         `yaml:"max_response_bytes" unit:"bytes"`
+	MaxDataBytes       int64         `yaml:"max_data_bytes" unit:"bytes"`
 	AsyncExecutionTime time.Duration `yaml:"async_execution_time" unit:"ms"`
 }
 

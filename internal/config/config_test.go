@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 		MaxBodyBytes: 2 << 20,
 		Egress:       config.Egress{AllowPrivate: []string{}},
 		Limits: config.Limits{MaxOperations: 20, MaxExecutionTime: 30 * time.Second, MaxLoopIterations: 1000,
-			MaxDocumentBytes: 1 << 20, MaxResponseBytes: 10 << 20, AsyncExecutionTime: time.Hour},
+			MaxDocumentBytes: 1 << 20, MaxResponseBytes: 16 << 20, MaxDataBytes: 64 << 20, AsyncExecutionTime: time.Hour},
 		RateLimits: config.RateLimits{RequestsPerMinute: 60, RequestsPerHour: 1000, RequestsPerDay: 10000,
 			APICallsPerMinute: 30, APICallsPerHour: 500, MaxConcurrentExecutions: 10, FlushInterval: 10 * time.Second},
 		Workers: 16,

@@ -108,6 +108,7 @@ func (d *decoder) validate(c *Config) {
 	d.intIn("limits.max_loop_iterations", int64(l.MaxLoopIterations), 1, 1_000_000)
 	d.sizeIn("limits.max_document_bytes", l.MaxDocumentBytes, 1<<10, 1<<30)
 	d.sizeIn("limits.max_response_bytes", l.MaxResponseBytes, 1<<10, 1<<30)
+	d.sizeIn("limits.max_data_bytes", l.MaxDataBytes, 1<<20, 1<<30)
 	d.durationIn("limits.async_execution_time", l.AsyncExecutionTime, time.Millisecond, 7*day)
 	if l.AsyncExecutionTime < l.MaxExecutionTime {
 		d.bad("limits.async_execution_time", "must not be shorter than limits.max_execution_time (%s)", fmtDuration(l.MaxExecutionTime))

@@ -194,6 +194,7 @@ func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time
 		Clock:       ex.e.clock,
 		Logger:      ex.logger,
 		Save:        ex.saver(pos),
+		Budget:      ex.data,
 	}
 	if ex.e.cp != nil && f.mayPark() {
 		rc.ParkAfter = ex.parkAfter

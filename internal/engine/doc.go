@@ -52,6 +52,13 @@
 //     operation name, its compacted config and the values at its op.Reader
 //     paths. A step whose read path is missing is not looked up; it runs and
 //     reports the DataError.
+//   - Data: every run has a data budget (RunOptions.MaxDataBytes, default
+//     Limits.MaxDataBytes, 64 MiB) in bytes of estimated heap (datamodel.Size,
+//     a shared value counted once per reference, as it is once encoded).
+//     Operations whose Spec has MetersData charge it before they allocate;
+//     the engine charges every other output, cache hits included, and loop
+//     output arrays. Going over is fatal under any onError; the run ends
+//     failed and its data model and results are dropped.
 //   - Events are delivered one at a time (never concurrently) and carry only
 //     public data: ids, positions, attempt numbers, delays and fault objects.
 package engine

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/op"
 )
 
@@ -47,6 +49,9 @@ type Limits struct {
 	AbandonGrace time.Duration
 	// SaveTimeout bounds one checkpoint save (5 s).
 	SaveTimeout time.Duration
+	// MaxDataBytes is the data budget of a run whose options give none
+	// (64 MiB, datamodel.DefaultDataBytes); -1 counts without a limit.
+	MaxDataBytes int64
 }
 
 // DefaultLimits are the limits of RESOLUTIONS.
@@ -61,6 +66,7 @@ func DefaultLimits() Limits {
 		MaxStateBytes:     64 << 10,
 		AbandonGrace:      100 * time.Millisecond,
 		SaveTimeout:       5 * time.Second,
+		MaxDataBytes:      datamodel.DefaultDataBytes,
 	}
 }
 
@@ -88,6 +94,7 @@ func (l Limits) withDefaults() Limits {
 		MaxStateBytes:     pickInt(l.MaxStateBytes, d.MaxStateBytes),
 		AbandonGrace:      pick(l.AbandonGrace, d.AbandonGrace),
 		SaveTimeout:       pick(l.SaveTimeout, d.SaveTimeout),
+		MaxDataBytes:      cmp.Or(l.MaxDataBytes, d.MaxDataBytes),
 	}
 }
 
@@ -177,6 +184,9 @@ type RunOptions struct {
 	// Result.ParkedUntil and the caller resumes it then. 0: never park. Only
 	// for an engine with a Checkpointer.
 	ParkAfter time.Duration
+	// MaxDataBytes is the execution's data budget (the account's
+	// limits.max_data_bytes); 0 means the engine's limit, -1 none.
+	MaxDataBytes int64
 	// OnEvent receives progress events. Calls are serialised, never concurrent;
 	// the callback must not block for long, since steps wait for it.
 	OnEvent func(Event)
@@ -190,5 +200,8 @@ type ResumeOptions struct {
 	MaxExecutionTime time.Duration
 	// ParkAfter is RunOptions.ParkAfter.
 	ParkAfter time.Duration
-	OnEvent   func(Event)
+	// MaxDataBytes is the data budget, as RunOptions.MaxDataBytes; the
+	// checkpoint's data counts against it from the start.
+	MaxDataBytes int64
+	OnEvent      func(Event)
 }

@@ -45,6 +45,7 @@ type execution struct {
 
 	root  *view
 	input any
+	data  *datamodel.Budget // bytes of data the operations produced
 
 	// mu guards everything below; when a step finishes, its output is written
 	// and its position recorded under mu, so a checkpoint (built under mu)
@@ -128,8 +129,12 @@ func (e *Engine) Run(ctx context.Context, plan *Plan, o RunOptions) *Result {
 	ex.startedAt = ex.runStart
 	ex.input = o.Input
 	ex.root = newView(datamodel.New(o.Input))
+	ex.data = e.newDataBudget(o.MaxDataBytes)
 	if plan == nil {
 		return ex.refuse(fault.New(fault.Internal, "no plan to run"))
+	}
+	if fe := ex.chargeInput(o.Input); fe != nil {
+		return ex.refuse(fe)
 	}
 	return ex.run(false)
 }
@@ -145,6 +150,10 @@ func (e *Engine) Resume(ctx context.Context, plan *Plan, cp *Checkpoint, o Resum
 	}
 	ex := e.newExecution(ctx, plan, cp.ExecutionID, cp.Account, cp.SessionID, o.OnEvent)
 	ex.restore(cp)
+	ex.data = e.newDataBudget(o.MaxDataBytes)
+	// What the checkpoint holds counts from the start; going over shows at
+	// the next charge.
+	_ = ex.data.ChargeValue("checkpoint", cp.Workflow)
 	if o.MaxExecutionTime > 0 {
 		ex.budget = o.MaxExecutionTime
 	}
@@ -239,6 +248,9 @@ func (ex *execution) finish(h halt) *Result {
 		status = StatusCancelled
 	case len(ex.errs) == 0:
 		status = StatusSuccess
+	case ex.data.Over():
+		// Its data is gone: nothing of it can be a partial success.
+		status = StatusFailed
 	case (ex.plan.onError() == Continue || h == haltNone) && ex.succeeded > 0:
 		// Failures went on (the plan's policy, or a step's own) and something
 		// succeeded.

@@ -46,6 +46,9 @@ func iterPos(pos string, k int) string { return pos + "/it" + strconv.Itoa(k) }
 // runLoop runs the body once per item and returns the array of each
 // iteration's last result, in input order.
 func (ex *execution) runLoop(f *frame, pos string, st *Step, d *Decision) (any, halt) {
+	if fe := ex.chargeLoopOutput(st, len(d.Items)); fe != nil {
+		return nil, ex.stepFailed(f, pos, st, fe, true)
+	}
 	if d.Concurrency > 1 && len(d.Items) > 1 {
 		return ex.runConcurrent(f, pos, st, d)
 	}

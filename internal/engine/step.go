@@ -75,6 +75,11 @@ func (ex *execution) runStep(f *frame, pos, id string) (any, halt) {
 		if fe != nil {
 			return nil, ex.stepFailed(f, pos, st, fe, false)
 		}
+		if !st.Spec.Control {
+			if fe := ex.chargeOutput(st, out, cached); fe != nil {
+				return nil, ex.stepFailed(f, pos, st, fe, true)
+			}
+		}
 		dec, fe = ex.decide(f, st, out)
 		if fe != nil {
 			return nil, ex.stepFailed(f, pos, st, fe, false)
@@ -175,6 +180,12 @@ func (ex *execution) stepDone(f *frame, pos string, st *Step, out any, start tim
 func (ex *execution) stepFailed(f *frame, pos string, st *Step, fe *fault.Error, fatal bool) halt {
 	if fe.OperationID == "" {
 		fe.OperationID = st.ID
+	}
+	if ex.data.Over() {
+		// Over the data budget: no policy lets the execution go on, and its
+		// data goes now rather than when the caller lets go of the result.
+		fatal = true
+		ex.dropData()
 	}
 	ex.logger.Warn("operation failed", "operationId", st.ID, "position", pos, "error", fe)
 	ex.mu.Lock()

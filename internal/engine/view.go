@@ -50,6 +50,13 @@ func (v *view) setTop(key string, val any, present bool) {
 	}
 }
 
+// replace swaps the model for m (an execution over its data budget drops its data).
+func (v *view) replace(m *datamodel.Model) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.m = m
+}
+
 // overlay starts a view whose writes stay its own.
 func (v *view) overlay() *view {
 	v.mu.RLock()

@@ -152,7 +152,7 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 	r := m.newRecorder(rec.ID, p.ID, 0, false, req.OnFrame)
 	res := m.sync.Run(runCtx, c.Plan(), engine.RunOptions{
 		ExecutionID: rec.ID, Account: p.ID, SessionID: req.SessionID, Input: req.Input,
-		MaxExecutionTime: budget, OnEvent: r.event,
+		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
 	})
 	result, err := json.Marshal(res)
 	if err != nil {

@@ -160,7 +160,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	stopWatch := m.watchCancel(runCtx, e, cancel)
 	defer stopWatch()
 
-	res, err := m.resume(runCtx, p.ID, c, e)
+	res, err := m.resume(runCtx, p.ID, c, e, p.Limits.MaxDataBytes)
 	if err != nil {
 		m.log.Error("execution could not resume", "executionId", id, "error", fault.From(err))
 		_ = m.cfg.Queue.Nack(ctx, it, 5*time.Second)
@@ -190,8 +190,9 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	_ = m.cfg.Queue.Ack(context.WithoutCancel(ctx), it)
 }
 
-// resume runs e from its last checkpoint, or from the start when it has none.
-func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Compiled, e store.Execution) (*engine.Result, error) {
+// resume runs e from its last checkpoint, or from the start when it has none,
+// with the account's data budget.
+func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Compiled, e store.Execution, maxData int64) (*engine.Result, error) {
 	base, err := m.storedFrames(ctx, e.ID)
 	if err != nil {
 		return nil, err
@@ -201,7 +202,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 	cp, err := (store.Checkpointer{Store: m.cfg.Store}).Load(ctx, e.ID)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
-		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter})
+		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter, MaxDataBytes: maxData})
 	case fe != nil && fe.Kind == fault.NotFound:
 		var input any
 		if len(e.Input) > 0 {
@@ -212,7 +213,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 		budget := time.Duration(e.BudgetMs) * time.Millisecond
 		res = m.durable.Run(ctx, c.Plan(), engine.RunOptions{
 			ExecutionID: e.ID, Account: accountID, SessionID: e.SessionID, Input: input,
-			MaxExecutionTime: budget, OnEvent: r.event, ParkAfter: m.cfg.ParkAfter,
+			MaxExecutionTime: budget, MaxDataBytes: maxData, OnEvent: r.event, ParkAfter: m.cfg.ParkAfter,
 		})
 	default:
 		return nil, err

@@ -207,7 +207,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	var srv *Server
 	a.execs = execution.New(execution.Config{
 		Store: a.db, Queue: a.queue, Runner: runner, Accounts: accounts, Cache: resultCache,
-		Engine: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations}, Clock: clk, Logger: log,
+		Engine: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations, MaxDataBytes: cfg.Limits.MaxDataBytes}, Clock: clk, Logger: log,
 		Audit: func(accountID, executionID string, ev engine.Event) {
 			sink.operation(accountID, executionID, ev)
 			outcome := "ok"
@@ -264,7 +264,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}
 	auditPolicy := policy.AuditPolicy(cfg.A2S.Audit)
 	capEngineOpts := engine.Options{Clock: clk, Cache: resultCache, Logger: log,
-		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations}}
+		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations, MaxDataBytes: cfg.Limits.MaxDataBytes}}
 	nested := engine.New(capEngineOpts)
 	capEngineOpts.Checkpointer = store.Checkpointer{Store: a.db}
 	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry},
@@ -394,6 +394,7 @@ func accountDefaults(cfg *config.Config) account.Limits {
 		MaxOperations:           cfg.Limits.MaxOperations,
 		MaxExecutionTimeMs:      int(cfg.Limits.MaxExecutionTime.Milliseconds()),
 		MaxLoopIterations:       cfg.Limits.MaxLoopIterations,
+		MaxDataBytes:            cfg.Limits.MaxDataBytes,
 	}
 }
 

@@ -61,6 +61,7 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 			"maxExecutionTime":  pr.Limits.MaxExecutionTimeMs,
 			"maxOperations":     pr.Limits.MaxOperations,
 			"maxLoopIterations": pr.Limits.MaxLoopIterations,
+			"maxDataBytes":      pr.Limits.MaxDataBytes,
 		}
 		return w.Complete(map[string]any{"agent_id": pr.ID, "query": query, "capabilities": narrowed})
 	}
@@ -76,6 +77,7 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 				"maxExecutionTime":  pr.Limits.MaxExecutionTimeMs,
 				"maxOperations":     pr.Limits.MaxOperations,
 				"maxLoopIterations": pr.Limits.MaxLoopIterations,
+				"maxDataBytes":      pr.Limits.MaxDataBytes,
 			},
 		},
 	})

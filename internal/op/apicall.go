@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net"
@@ -44,6 +43,7 @@ var ApiCallOp = Registration{
 			"idempotencyKey (sent as Idempotency-Key) or retry.unsafe is set.",
 		CacheTTL:    apiCacheTTL,
 		SideEffects: true,
+		MetersData:  true,
 		Example: `{"type":"operationUpdate","operationId":"fetch-user","operation":{"ApiCall":{"method":"GET","url":"https://api.example.com/users/{/input/userId}","headers":{"Authorization":{"credentialRef":{"id":"api-key-123"}},"Accept":"application/json"},"outputPath":"/workflow/user"}}}
 {"type":"operationUpdate","operationId":"save-note","operation":{"ApiCall":{"method":"POST","url":"https://api.example.com/users/{/input/userId}/notes","body":{"text":"seen {/workflow/user.name}","user":"{/workflow/user}"},"idempotencyKey":"note-{/input/userId}","outputPath":"/workflow/note"}}}
 {"type":"beginExecution","executionId":"apicall-example","operationOrder":["fetch-user","save-note"]}
@@ -92,6 +92,7 @@ type apiCall struct {
 	hostCheck  egress.HostCheck
 	sensitive  egress.Sensitive // what a redirect to another origin must not carry
 	jsonCTBody bool             // a Content-Type header is given and says JSON (literal headers only)
+	maxResp    int64            // the operation's maxResponseBytes; 0: the server's limit
 }
 
 type apiHeader struct {
@@ -114,6 +115,9 @@ func newApiCall(raw json.RawMessage, d *Deps) (Operation, error) {
 	a := &apiCall{method: cfg.Method, timeout: apiDefaultTimeout, d: d}
 	if cfg.Timeout != nil {
 		a.timeout = time.Duration(*cfg.Timeout) * time.Millisecond
+	}
+	if err := a.setMaxResponse(cfg.MaxResponseBytes); err != nil {
+		return nil, err
 	}
 	a.unsafeOK = cfg.IdempotencyKey != "" || (cfg.Retry != nil && cfg.Retry.Unsafe)
 	a.cache = cfg.Method == http.MethodGet && (cfg.Cache == nil || *cfg.Cache)
@@ -323,6 +327,9 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	if req.cacheKey != "" {
 		if v, ok := a.d.Cache.Get(rc.Account, req.cacheKey); ok {
 			a.log(rc, "api call served from cache", req, 0)
+			if err := rc.Budget.ChargeValue(rc.OperationID, v); err != nil {
+				return nil, err
+			}
 			return v, nil
 		}
 	}
@@ -362,8 +369,14 @@ func (a *apiCall) run(ctx context.Context, rc *RunContext) (any, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, a.statusFault(resp, req, rc)
 	}
+	if err := a.chargeBody(rc, resp.ContentLength); err != nil {
+		return nil, err
+	}
 	v, err := a.decode(resp, req, ctx, attemptCtx)
 	if err != nil {
+		return nil, err
+	}
+	if err := chargeDecoded(rc, v, max(resp.ContentLength, 0)); err != nil {
 		return nil, err
 	}
 	a.log(rc, "api call", req, resp.StatusCode)
@@ -531,21 +544,13 @@ func (a *apiCall) renderBody(req *apiRequest, data Data, creds map[string]string
 	return nil
 }
 
-// maxResponse is the response body limit.
-func (a *apiCall) maxResponse() int64 {
-	if a.d.Limits.MaxResponseBytes > 0 {
-		return a.d.Limits.MaxResponseBytes
-	}
-	return DefaultLimits().MaxResponseBytes
-}
-
 // decode reads a 2xx body: JSON when the response says so, otherwise text.
 func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx context.Context) (any, error) {
 	max := a.maxResponse()
 	if resp.ContentLength > max {
 		return nil, a.tooLarge(req, max)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	body, err := readBody(resp, max)
 	if err != nil {
 		return nil, a.transportFault(err, ctx, attemptCtx, req)
 	}
@@ -569,12 +574,6 @@ func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx c
 	}
 	text := strings.ToValidUTF8(string(body), "\uFFFD")
 	return scrubText(text, req.secrets), nil
-}
-
-func (a *apiCall) tooLarge(req *apiRequest, max int64) error {
-	return fault.Typed(fault.Upstream, fault.ExecutionError, "the response of %s is larger than %d bytes", a.target(req), max).
-		WithDetail("limitBytes", max).
-		WithSuggestions("Ask the API for less data (paging, filters, fields)")
 }
 
 // target names the request for messages: method and URL without the query.

@@ -39,22 +39,25 @@ func BenchmarkApiCallGET(b *testing.B) {
 		}
 	})
 
-	b.Run("ApiCall", func(b *testing.B) {
-		deps := &op.Deps{
-			Client:      egress.NewClient(policyAllow),
-			Permissions: policy.Permissions{Hosts: []string{"127.0.0.1"}},
-			Limits:      op.DefaultLimits(),
-		}
-		o, err := op.ApiCallOp.New(json.RawMessage(`{"method":"GET","url":"`+srv.URL+`/users","outputPath":"/workflow/users","cache":false}`), deps)
-		if err != nil {
+	b.Run("ApiCall", func(b *testing.B) { benchApiCallGET(b, srv.URL+"/users") })
+}
+
+// benchApiCallGET runs an ApiCall GET of url (cache off) b.N times.
+func benchApiCallGET(b *testing.B, url string) {
+	deps := &op.Deps{
+		Client:      egress.NewClient(egress.Policy{AllowPrivate: []string{"127.0.0.1/32"}}),
+		Permissions: policy.Permissions{Hosts: []string{"127.0.0.1"}},
+		Limits:      op.DefaultLimits(),
+	}
+	o, err := op.ApiCallOp.New(json.RawMessage(`{"method":"GET","url":"`+url+`","outputPath":"/workflow/users","cache":false}`), deps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := &op.RunContext{Data: datamodel.New(nil), Account: "bench", OperationID: "get"}
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := o.Run(ctx, rc); err != nil {
 			b.Fatal(err)
 		}
-		rc := &op.RunContext{Data: datamodel.New(nil), Account: "bench", OperationID: "get"}
-		ctx := context.Background()
-		for b.Loop() {
-			if _, err := o.Run(ctx, rc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }

@@ -50,7 +50,7 @@ type Meter interface {
 
 // Limits bound what operations may do.
 type Limits struct {
-	MaxResponseBytes  int64         // ApiCall response body; default 10 MiB
+	MaxResponseBytes  int64         // ApiCall response body; default 16 MiB
 	MaxLoopIterations int           // default 1000
 	MaxWait           time.Duration // default 600000 ms
 	ExprTimeout       time.Duration // one expression evaluation over a whole input; default 1 s
@@ -61,7 +61,7 @@ type Limits struct {
 // DefaultLimits are the limits of RESOLUTIONS.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxResponseBytes:  10 << 20,
+		MaxResponseBytes:  16 << 20,
 		MaxLoopIterations: 1000,
 		MaxWait:           600 * time.Second,
 		ExprTimeout:       time.Second,

@@ -33,6 +33,7 @@ var InvokeAgentOp = Registration{
 			"execution's budget does. The agent's failures (not registered, an error answer, a timeout) fail " +
 			"the operation with the agent's message.",
 		SideEffects: true,
+		MetersData:  true,
 		// Longer than any allowed timeout, so only the execution budget cuts a
 		// call: each HTTP attempt already has the registry's timeout, and the
 		// engine's 30 s default would cut off the invoker's retries.
@@ -197,10 +198,17 @@ func (a *invokeAgent) Run(ctx context.Context, rc *RunContext) (any, error) {
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return nil, nil
 	}
+	// The output's length is known before it is decoded: charged first.
+	if err := rc.Budget.Charge(rc.OperationID, int64(len(t))); err != nil {
+		return nil, err
+	}
 	var v any
 	if err := json.Unmarshal(t, &v); err != nil {
 		return nil, fault.Typed(fault.Upstream, fault.ExecutionError, "agent %q answered with output that is not JSON", a.agent).
 			WithDetail("agent", a.agent).WithOp(rc.OperationID).WithCause(err)
+	}
+	if err := chargeDecoded(rc, v, int64(len(t))); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
@@ -280,5 +281,32 @@ func TestInvokeAgentReads(t *testing.T) {
 		if !strings.Contains(joined, want) {
 			t.Errorf("Reads = %v, missing %s", got, want)
 		}
+	}
+}
+
+// TestInvokeAgentChargesItsOutput: an agent's output is charged to the data
+// budget by its length before it is decoded, and by its decoded size after.
+func TestInvokeAgentChargesItsOutput(t *testing.T) {
+	output := `{"rows":[` + strings.Repeat(`{"a":"x"},`, 99) + `{"a":"x"}]}`
+	f := &fakeAgents{out: map[string]string{"summarizer": output}}
+	o, err := op.InvokeAgentOp.New(json.RawMessage(`{"agent":"summarizer","outputPath":"/workflow/s"}`), agentDeps(f, "summarizer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := dtRC(dtModel(t, "", nil))
+	rc.Budget = datamodel.NewBudget(0)
+	out, err := o.Run(context.Background(), rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := datamodel.Size(out); rc.Budget.Used() != want || want <= int64(len(output)) {
+		t.Errorf("charged %d, want the decoded size %d (JSON %d)", rc.Budget.Used(), want, len(output))
+	}
+
+	rc = dtRC(dtModel(t, "", nil))
+	rc.Budget = datamodel.NewBudget(int64(len(output)) - 1)
+	out, err = o.Run(context.Background(), rc)
+	if fe, ok := fault.As(err); !ok || fe.SpecType() != fault.DataError || out != nil || rc.Budget.Used() != int64(len(output)) {
+		t.Fatalf("over the budget before decoding: %v %v, %d charged", out, err, rc.Budget.Used())
 	}
 }

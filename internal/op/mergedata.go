@@ -25,8 +25,9 @@ var MergeDataOp = Registration{
 			"in the first source's order (its own duplicates stay). " +
 			"deepMerge merges objects recursively: later sources win, arrays and other values are replaced; " +
 			"every source must be an object.",
-		Pure:     true,
-		CacheTTL: time.Minute,
+		Pure:       true,
+		CacheTTL:   time.Minute,
+		MetersData: true,
 		Example: `{"type":"operationUpdate","operationId":"seed-a","operation":{"LoadData":{"storage":"sessionStorage","key":"example-tags-a","default":["go","rust"],"outputPath":"/workflow/tags-a"}}}
 {"type":"operationUpdate","operationId":"seed-b","operation":{"LoadData":{"storage":"sessionStorage","key":"example-tags-b","default":["rust","zig"],"outputPath":"/workflow/tags-b"}}}
 {"type":"operationUpdate","operationId":"all-tags","operation":{"MergeData":{"sources":["/workflow/tags-a","/workflow/tags-b"],"strategy":"union","outputPath":"/workflow/tags"}}}
@@ -82,6 +83,21 @@ func (m *mergeData) Run(ctx context.Context, rc *RunContext) (any, error) {
 	return out, withOp(err, rc.OperationID)
 }
 
+// concatSize is the size of the concatenation of vals, known before it is made.
+func concatSize(vals []any) int64 {
+	n, size := 0, int64(0)
+	for _, v := range vals {
+		size += datamodel.Size(v)
+		if arr, ok := v.([]any); ok {
+			size -= datamodel.ArraySize(cap(arr))
+			n += len(arr)
+		} else {
+			n++
+		}
+	}
+	return size + datamodel.ArraySize(n)
+}
+
 func (m *mergeData) run(ctx context.Context, rc *RunContext) (any, error) {
 	vals := make([]any, len(m.sources))
 	for i, p := range m.sources {
@@ -91,9 +107,27 @@ func (m *mergeData) run(ctx context.Context, rc *RunContext) (any, error) {
 		}
 		vals[i] = v
 	}
-	switch m.strategy {
-	case a2e.MergeConcat:
+	if m.strategy == a2e.MergeConcat {
+		// The one strategy whose size is known before it allocates: charged
+		// first, so a concatenation over the budget is never made.
+		if err := rc.Budget.Charge(rc.OperationID, concatSize(vals)); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, ctxFault(err, "MergeData concat")
+		}
 		return concatValues(vals), nil
+	}
+	out, err := m.merge(ctx, vals)
+	if err != nil {
+		return nil, err
+	}
+	return out, rc.Budget.ChargeValue(rc.OperationID, out)
+}
+
+// merge runs the strategies whose size is known only once they are done.
+func (m *mergeData) merge(ctx context.Context, vals []any) (any, error) {
+	switch m.strategy {
 	case a2e.MergeUnion:
 		return unionValues(ctx, vals)
 	case a2e.MergeIntersect:
@@ -106,8 +140,12 @@ func (m *mergeData) run(ctx context.Context, rc *RunContext) (any, error) {
 		}
 	}
 	out := vals[0].(map[string]any)
+	keys := 0
 	for _, v := range vals[1:] {
-		out = deepMerge(out, v.(map[string]any))
+		var err error
+		if out, err = deepMerge(ctx, out, v.(map[string]any), &keys); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -289,7 +327,16 @@ func mix64(z uint64) uint64 {
 
 // deepMerge returns a new object: b's keys win, objects on both sides merge.
 // Neither input is modified; values present on one side only are shared.
-func deepMerge(a, b map[string]any) map[string]any {
+// keys counts the keys copied so far: the context is checked whenever
+// another filterCheckEvery have been.
+func deepMerge(ctx context.Context, a, b map[string]any, keys *int) (map[string]any, error) {
+	before := *keys
+	*keys += len(a) + len(b)
+	if *keys/filterCheckEvery != before/filterCheckEvery {
+		if err := ctx.Err(); err != nil {
+			return nil, ctxFault(err, "MergeData deepMerge")
+		}
+	}
 	out := make(map[string]any, len(a)+len(b))
 	for k, v := range a {
 		out[k] = v
@@ -297,11 +344,15 @@ func deepMerge(a, b map[string]any) map[string]any {
 	for k, bv := range b {
 		if bo, ok := bv.(map[string]any); ok {
 			if ao, ok := out[k].(map[string]any); ok {
-				out[k] = deepMerge(ao, bo)
+				merged, err := deepMerge(ctx, ao, bo, keys)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = merged
 				continue
 			}
 		}
 		out[k] = bv
 	}
-	return out
+	return out, nil
 }

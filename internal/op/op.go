@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -60,6 +61,11 @@ type RunContext struct {
 	// checkpointed and its worker released until the wake-up time. Zero (a
 	// synchronous run, a concurrent iteration): never park.
 	ParkAfter time.Duration
+	// Budget is the execution's data budget. An operation whose Spec has
+	// MetersData charges its output to it, before allocating when it can
+	// know the size; the engine charges the output of the others. nil: no
+	// budget (an operation run outside the engine).
+	Budget *datamodel.Budget
 }
 
 // Outputs of control operations: the engine, not the operation, runs the nested ops.
@@ -123,6 +129,10 @@ type Spec struct {
 	DefaultTimeout time.Duration
 	// Control marks operations whose output is a Branch or an Iteration.
 	Control bool
+	// MetersData marks operations that charge their output to
+	// RunContext.Budget themselves (knowing its size before they allocate
+	// it); the engine charges the output of the others once they return.
+	MetersData bool
 	// Schema is the JSON Schema of the config, from protocol/a2e.
 	Schema json.RawMessage
 	// Example is a runnable workflow (JSONL) that uses the operation.

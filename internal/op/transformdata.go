@@ -167,16 +167,19 @@ type sortKey struct {
 	idx  int // input position: the tie-break that makes the sort stable
 }
 
-func (s *sortTransform) apply(_ context.Context, in any, input a2e.Path) (any, error) {
+func (s *sortTransform) apply(ctx context.Context, in any, input a2e.Path) (any, error) {
 	items, err := needArray(in, input, a2e.TransformSort)
 	if err != nil {
 		return nil, err
 	}
-	if out, ok := s.sortNumbers(items); ok {
-		return out, nil
+	if out, ok, err := s.sortNumbers(ctx, items); ok || err != nil {
+		return out, err
 	}
 	keys := make([]sortKey, len(items))
 	for i, item := range items {
+		if err := checkEvery(ctx, i, "TransformData sort"); err != nil {
+			return nil, err
+		}
 		v, present, _ := datamodel.Lookup(item, s.field.Segments)
 		k := sortKey{rank: sortRank(v, present), idx: i}
 		switch k.rank {
@@ -188,6 +191,10 @@ func (s *sortTransform) apply(_ context.Context, in any, input a2e.Path) (any, e
 			k.b = v.(bool)
 		}
 		keys[i] = k
+	}
+	// The sort itself cannot stop half-way: the context is checked before it.
+	if err := ctx.Err(); err != nil {
+		return nil, ctxFault(err, "TransformData sort")
 	}
 	// pdqsort with the input position as the last key is stable and faster
 	// than a merge-based stable sort on these 56-byte keys.
@@ -223,10 +230,13 @@ type numKey struct {
 
 // sortNumbers sorts items whose field is a number or missing/null; ok is
 // false when another type turns up and the general path must run.
-func (s *sortTransform) sortNumbers(items []any) ([]any, bool) {
+func (s *sortTransform) sortNumbers(ctx context.Context, items []any) ([]any, bool, error) {
 	keys := make([]numKey, 0, len(items))
 	var last []int // missing or null: after the rest, in input order
 	for i, item := range items {
+		if err := checkEvery(ctx, i, "TransformData sort"); err != nil {
+			return nil, false, err
+		}
 		v, _, _ := datamodel.Lookup(item, s.field.Segments)
 		if v == nil {
 			last = append(last, i)
@@ -234,9 +244,12 @@ func (s *sortTransform) sortNumbers(items []any) ([]any, bool) {
 		}
 		f, ok := v.(float64)
 		if !ok {
-			return nil, false
+			return nil, false, nil
 		}
 		keys = append(keys, numKey{f, i})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, ctxFault(err, "TransformData sort")
 	}
 	slices.SortFunc(keys, func(a, b numKey) int {
 		switch {
@@ -254,7 +267,7 @@ func (s *sortTransform) sortNumbers(items []any) ([]any, bool) {
 	for _, i := range last {
 		out = append(out, items[i])
 	}
-	return out, true
+	return out, true, nil
 }
 
 func (s *sortTransform) sign(c int) int {
@@ -429,13 +442,16 @@ func newGroup(raw json.RawMessage) (transformer, error) {
 	return &groupTransform{field: f}, nil
 }
 
-func (g *groupTransform) apply(_ context.Context, in any, input a2e.Path) (any, error) {
+func (g *groupTransform) apply(ctx context.Context, in any, input a2e.Path) (any, error) {
 	items, err := needArray(in, input, a2e.TransformGroup)
 	if err != nil {
 		return nil, err
 	}
 	groups := map[string][]any{}
-	for _, item := range items {
+	for i, item := range items {
+		if err := checkEvery(ctx, i, "TransformData group"); err != nil {
+			return nil, err
+		}
 		v, _, _ := datamodel.Lookup(item, g.field.Segments)
 		k := keyText(v)
 		groups[k] = append(groups[k], item)
@@ -513,7 +529,7 @@ func (m *mapTransform) apply(ctx context.Context, in any, input a2e.Path) (any, 
 	if m.expr != nil {
 		out, err = m.applyExpr(ctx, items, input)
 	} else {
-		out = m.applyFields(items)
+		out, err = m.applyFields(ctx, items)
 	}
 	if err != nil {
 		return nil, err
@@ -524,9 +540,12 @@ func (m *mapTransform) apply(ctx context.Context, in any, input a2e.Path) (any, 
 	return out, nil
 }
 
-func (m *mapTransform) applyFields(items []any) []any {
+func (m *mapTransform) applyFields(ctx context.Context, items []any) ([]any, error) {
 	out := make([]any, len(items))
 	for i, item := range items {
+		if err := checkEvery(ctx, i, "TransformData map"); err != nil {
+			return nil, err
+		}
 		obj := make(map[string]any, len(m.keys))
 		for j, k := range m.keys {
 			v, _, _ := datamodel.Lookup(item, m.paths[j].Segments)
@@ -534,7 +553,7 @@ func (m *mapTransform) applyFields(items []any) []any {
 		}
 		out[i] = obj
 	}
-	return out
+	return out, nil
 }
 
 // exprCheckItems is how many elements pass between context checks.

@@ -52,7 +52,10 @@ type ApiCall struct {
 	Body    json.RawMessage            `json:"body,omitempty"`
 	// IdempotencyKey is sent as Idempotency-Key and makes unsafe methods retryable.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
-	OutputPath     string `json:"outputPath"`
+	// MaxResponseBytes lowers the response size limit for this operation;
+	// it may not be above the server's (or the account's data budget).
+	MaxResponseBytes int64  `json:"maxResponseBytes,omitempty"`
+	OutputPath       string `json:"outputPath"`
 }
 
 // CredentialRef names a vault entry in place of a header value or body string.

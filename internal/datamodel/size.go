@@ -1,0 +1,63 @@
+package datamodel
+
+import "math/bits"
+
+// What a decoded JSON value costs on the heap (measured with runtime.MemStats
+// on go1.26 amd64, see BenchmarkHeapPerJSONByte): an `any` holding a string, a
+// number or an array boxes it; a map[string]any is a header plus groups of 8
+// slots of 32 bytes (a string key and an `any`) and their control words.
+const (
+	sizeBoxedString = 16 // the string header an `any` points to
+	sizeBoxedNumber = 8  // the float64 an `any` points to
+	sizeSliceHeader = 24 // the slice header an `any` points to
+	sizeInterface   = 16 // one element of []any
+	sizeMapHeader   = 48
+	sizeSmallMap    = 336 // a map of 1 to 8 entries: header and one group
+	sizeMapSlot     = 40  // one slot of a larger map, control word and spare room included
+)
+
+// Size estimates the heap bytes of a decoded JSON value (map[string]any,
+// []any, string, float64, bool, nil), counting every reference again: a value
+// shared twice counts twice, as it does once encoded. For data held in arrays
+// and objects (each element takes a 16-byte slot) it is at least the length
+// of the compact JSON, numbers of more than 23 characters aside, so a bound
+// on it bounds the encodings of the data too. It allocates nothing.
+func Size(v any) int64 {
+	switch x := v.(type) {
+	case nil, bool:
+		return 0 // the runtime's static values
+	case string:
+		return sizeBoxedString + int64(len(x))
+	case []any:
+		n := ArraySize(cap(x))
+		for _, e := range x {
+			n += Size(e)
+		}
+		return n
+	case map[string]any:
+		n := mapSize(len(x))
+		for k, e := range x {
+			n += int64(len(k)) + Size(e)
+		}
+		return n
+	}
+	return sizeBoxedNumber // float64 and the other scalars operations produce
+}
+
+// ArraySize is the heap of an []any of n elements held in an `any`, without
+// the elements' own bytes.
+func ArraySize(n int) int64 { return sizeSliceHeader + sizeInterface*int64(n) }
+
+// mapSize is the heap of a map[string]any of n entries, without its keys' and
+// values' own bytes.
+func mapSize(n int) int64 {
+	switch {
+	case n == 0:
+		return sizeMapHeader
+	case n <= 8:
+		return sizeSmallMap
+	}
+	// Tables keep at most 7 of every 8 slots full and grow by doubling.
+	slots := uint64(1) << bits.Len64(uint64(n*8/7))
+	return sizeMapHeader + sizeMapSlot*int64(slots)
+}
