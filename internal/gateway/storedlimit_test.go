@@ -1,0 +1,214 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
+	"github.com/sluicehq/sluice/internal/store/sqlite"
+)
+
+// The stored limit the tests below set (store.max_execution_bytes), and an
+// upstream answer well over it.
+const testStoredLimit = 4096
+
+var bigAnswer = `{"blob":"` + strings.Repeat("x", 3*testStoredLimit) + `"}`
+
+// hitCounter is a loopback upstream answering bigAnswer, counting the
+// requests of each path.
+type hitCounter struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	hits map[string]int
+}
+
+func countingUpstream(t *testing.T) *hitCounter {
+	h := &hitCounter{hits: map[string]int{}}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		h.mu.Lock()
+		h.hits[r.URL.Path]++
+		h.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, bigAnswer)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *hitCounter) count(path string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hits[path]
+}
+
+// eachStore runs test on a server with the small stored limit, on SQLite
+// and, when SLUICE_TEST_POSTGRES is set, on PostgreSQL.
+func eachStore(t *testing.T, test func(t *testing.T, s *testServer), opts ...any) {
+	small := func(c *config.Config) { c.Store.MaxExecutionBytes = testStoredLimit }
+	t.Run("sqlite", func(t *testing.T) {
+		test(t, newServer(t, append([]any{small}, opts...)...))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv(pgtest.Env) == "" {
+			t.Skip(pgtest.Env + " is not set")
+		}
+		dsn := pgtest.NewDatabase(t)
+		onPG := func(c *config.Config) { c.Store.DSN = dsn }
+		test(t, newServer(t, append([]any{small, onPG}, opts...)...))
+	})
+}
+
+// overLimitError finds the DataError naming the stored limit among errs.
+func overLimitError(errs any) map[string]any {
+	list, _ := errs.([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		if m["type"] == "DataError" && strings.Contains(m["message"].(string), "over the stored limit of 4096 bytes") {
+			return m
+		}
+	}
+	return nil
+}
+
+// A synchronous execution whose result is over the stored limit is a
+// stored failure naming the limit: its answer says so, GET shows it, and
+// its executionId sent again answers with it and runs nothing. (Before, the
+// answer was 400 ValidationError, nothing was stored, and the same
+// executionId ran its POST again.)
+func TestSyncResultOverTheStoredLimit(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *testServer) {
+		up := countingUpstream(t)
+		_, key := s.anyAccount()
+		doc := jsonl(`{"type":"operationUpdate","operationId":"post","operation":{"ApiCall":{"method":"POST","url":"`+up.srv.URL+`/orders","body":{"n":1},"outputPath":"/workflow/order"}}}`,
+			`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["post"]}`)
+		first := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc}).want(t, http.StatusOK)
+		id := first.str("execution_id")
+		if first.str("status") != "failed" || id == "" || overLimitError(first.get("errors")) == nil {
+			t.Fatalf("answer: %.600s", first.raw)
+		}
+		if res, _ := first.get("results").(map[string]any); len(res) != 0 {
+			t.Fatalf("results kept over the limit: %.300s", first.raw)
+		}
+		g := s.call("GET", "/api/v1/executions/"+id, key, nil).want(t, http.StatusOK)
+		if g.str("status") != "failed" || overLimitError(g.get("errors")) == nil {
+			t.Fatalf("stored: %.600s", g.raw)
+		}
+		again := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc}).want(t, http.StatusOK)
+		if again.str("execution_id") != id || again.str("status") != "failed" {
+			t.Fatalf("resubmission: %.600s", again.raw)
+		}
+		if n := up.count("/orders"); n != 1 {
+			t.Fatalf("the POST ran %d times, want once", n)
+		}
+	})
+}
+
+// An asynchronous execution whose state goes over the stored limit fails at
+// once: it reaches failed with the limit named, the oversized checkpoint is
+// tried once (no save after every step, no retry loop), the steps after it
+// never run, its frames end with the final one, and its account's only slot
+// and the only worker are free for the next execution. (Before, it stayed
+// running for ever, "checkpoint not saved" after every step and its final
+// write refused every second.)
+func TestAsyncStateOverTheStoredLimit(t *testing.T) {
+	oneWorker := func(c *config.Config) { c.Workers = 1 }
+	eachStore(t, func(t *testing.T, s *testServer) {
+		up := countingUpstream(t)
+		_, key := s.account(map[string]any{"operations": []string{"*"}, "hosts": []string{"*"}},
+			map[string]any{"max_concurrent_executions": 1, "requests_per_minute": 100000, "requests_per_hour": 100000, "requests_per_day": 100000})
+		doc := jsonl(`{"type":"operationUpdate","operationId":"get","operation":{"ApiCall":{"method":"GET","url":"`+up.srv.URL+`/big","outputPath":"/workflow/big"}}}`,
+			`{"type":"operationUpdate","operationId":"after","operation":{"ApiCall":{"method":"GET","url":"`+up.srv.URL+`/after","outputPath":"/workflow/after"}}}`,
+			`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["get","after"]}`)
+		id := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc, "async": true}).want(t, http.StatusAccepted).str("execution_id")
+		var g response
+		waitFor(t, 20*time.Second, "the execution to end", func() bool {
+			g = s.call("GET", "/api/v1/executions/"+id, key, nil).want(t, http.StatusOK)
+			return store.Status(g.str("status")).Final()
+		})
+		if g.str("status") != "failed" || overLimitError(g.get("errors")) == nil {
+			t.Fatalf("stored: %.600s", g.raw)
+		}
+		// The frames end with the final one, which says failed.
+		frames, end := readSSE(t, s, key, "/api/v1/executions/"+id+"/events", "")
+		if end == "" || len(frames) == 0 {
+			t.Fatalf("events: %d frames, end %q", len(frames), end)
+		}
+		last := frames[len(frames)-1].frame
+		body, _ := last["body"].(map[string]any)
+		result, _ := body["result"].(map[string]any)
+		if last["is_final"] != true || result["status"] != "failed" || overLimitError(result["errors"]) == nil {
+			t.Fatalf("final frame: %v", last)
+		}
+		// The next execution of the account runs on the one worker, in the
+		// account's one slot.
+		next := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": waitDoc(1), "async": true}).want(t, http.StatusAccepted).str("execution_id")
+		waitFor(t, 20*time.Second, "the next execution to succeed", func() bool {
+			return s.call("GET", "/api/v1/executions/"+next, key, nil).want(t, http.StatusOK).str("status") == "success"
+		})
+		if n, m := up.count("/big"), up.count("/after"); n != 1 || m != 0 {
+			t.Fatalf("upstream: /big %d times (want 1), /after %d times (want 0)", n, m)
+		}
+		logs := s.logs.String()
+		if n := strings.Count(logs, "checkpoint over the stored limit"); n != 1 {
+			t.Fatalf("the oversized checkpoint was refused %d times, want once", n)
+		}
+		for _, line := range []string{"checkpoint not saved", "execution result not stored", "execution could not resume"} {
+			if strings.Contains(logs, line) {
+				t.Fatalf("log holds %q", line)
+			}
+		}
+	}, oneWorker)
+}
+
+// A synchronous execution a crash stopped (its record running, nobody
+// running it) ends failed when the server starts again, and its executionId
+// answers with that failure and runs nothing. Asynchronous executions
+// still resume (TestKill9LosesNothing).
+func TestSyncExecutionStoppedByACrash(t *testing.T) {
+	dir := t.TempDir()
+	up := countingUpstream(t)
+	first := startServer(t, dir)
+	acct, key := first.anyAccount()
+	first.close()
+
+	client := uniqueID()
+	doc := jsonl(`{"type":"operationUpdate","operationId":"post","operation":{"ApiCall":{"method":"POST","url":"`+up.srv.URL+`/orders","body":{"n":1},"outputPath":"/workflow/order"}}}`,
+		`{"type":"beginExecution","executionId":"`+client+`","operationOrder":["post"]}`)
+	sum := sha256.Sum256([]byte(doc))
+	// What a synchronous run leaves when the process dies under it.
+	db, err := sqlite.Open(context.Background(), sqlite.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = db.CreateExecution(context.Background(), store.Execution{ID: "ex-crashed", AccountID: acct, Kind: store.KindA2E,
+		ClientID: client, Digest: "sha256:" + hex.EncodeToString(sum[:]), Document: []byte(doc), Status: store.StatusRunning, BudgetMs: 30000})
+	_ = db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s := startServer(t, dir)
+	g := s.call("GET", "/api/v1/executions/ex-crashed", key, nil).want(t, http.StatusOK)
+	if g.str("status") != "failed" || !strings.Contains(string(g.raw), "synchronous executions are not resumed") {
+		t.Fatalf("after the restart: %s", g.raw)
+	}
+	again := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc}).want(t, http.StatusOK)
+	if again.str("execution_id") != "ex-crashed" || again.str("status") != "failed" {
+		t.Fatalf("resubmission: %s", again.raw)
+	}
+	if n := up.count("/orders"); n != 0 {
+		t.Fatalf("the POST ran %d times", n)
+	}
+}
