@@ -1,9 +1,11 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -210,5 +212,91 @@ func TestSyncExecutionStoppedByACrash(t *testing.T) {
 	}
 	if n := up.count("/orders"); n != 0 {
 		t.Fatalf("the POST ran %d times", n)
+	}
+}
+
+// The executionId of a synchronous execution is taken before it runs: sent
+// again while the first call still runs, it answers with that execution,
+// running, and runs nothing; the execution's event stream, followed while
+// it runs, ends with its final frame.
+func TestSyncExecutionIDTakenWhileRunning(t *testing.T) {
+	s := newServer(t)
+	release := make(chan struct{})
+	var hits sync.WaitGroup
+	hits.Add(1)
+	var calls int
+	var mu sync.Mutex
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			hits.Done()
+		}
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	}))
+	t.Cleanup(up.Close)
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // before up.Close, which waits for the held request
+	_, key := s.anyAccount()
+	doc := jsonl(`{"type":"operationUpdate","operationId":"post","operation":{"ApiCall":{"method":"POST","url":"`+up.URL+`/orders","body":{"n":1},"outputPath":"/workflow/order"}}}`,
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["post"]}`)
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() { // no t.Fatal off the test's goroutine: the answer is sent back
+		body, _ := json.Marshal(map[string]any{"workflow": doc})
+		req, _ := http.NewRequest("POST", s.http.URL+"/api/v1/workflows/execute", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		done <- answer{resp.StatusCode, string(raw), err}
+	}()
+	hits.Wait() // the first call is in its POST
+	// Bounded: the code before waited for the first call here, which waits
+	// for this test to free its upstream.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	body, _ := json.Marshal(map[string]any{"workflow": doc})
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.http.URL+"/api/v1/workflows/execute", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	again := s.do(req).want(t, http.StatusOK)
+	id := again.str("execution_id")
+	if again.str("status") != "running" || id == "" {
+		t.Fatalf("resubmission while running: %s", again.raw)
+	}
+	// The upstream answers while (or before) the stream is followed: either
+	// way the stream ends with the final frame.
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		free()
+	}()
+	frames, end := readSSE(t, s, key, "/api/v1/executions/"+id+"/events", "")
+	if end == "" || len(frames) == 0 || frames[len(frames)-1].frame["is_final"] != true {
+		t.Fatalf("events of the running execution: %d frames, end %q", len(frames), end)
+	}
+	first := <-done
+	if first.err != nil || first.status != http.StatusOK || !strings.Contains(first.body, `"execution_id":"`+id+`"`) ||
+		!strings.Contains(first.body, `"status":"success"`) {
+		t.Fatalf("first call: %d %s %v", first.status, first.body, first.err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 1 {
+		t.Fatalf("the POST ran %d times", calls)
 	}
 }
