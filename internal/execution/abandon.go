@@ -45,6 +45,9 @@ func (m *Manager) abandonSync(ctx context.Context, e store.Execution) {
 // failAbandoned stores e as failed unless it finished meanwhile (the store's
 // status guard keeps a final record as it is).
 func (m *Manager) failAbandoned(ctx context.Context, e store.Execution) {
+	if cur, err := m.cfg.Store.GetExecution(ctx, e.AccountID, e.ID); err == nil && cur.Status != store.StatusRunning {
+		return // it ended meanwhile, in the gateway that ran it
+	}
 	fe := fault.New(fault.Unavailable, "the server stopped while this synchronous execution ran; synchronous executions are not resumed").
 		WithSuggestions("Send the workflow again with a new executionId, or run it with async=true to have it resumed after a restart")
 	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusFailed, Errors: []fault.Object{fe.Object()}}

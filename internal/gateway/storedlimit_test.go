@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 )
@@ -176,42 +178,91 @@ func TestAsyncStateOverTheStoredLimit(t *testing.T) {
 
 // A synchronous execution a crash stopped (its record running, nobody
 // running it) ends failed when the server starts again, and its executionId
-// answers with that failure and runs nothing. Asynchronous executions
+// answers with that failure and runs nothing. On SQLite the server is alone
+// with its store and ends it at once; gateways sharing PostgreSQL end it
+// only once its budget and a minute are over (another gateway may still be
+// running it), so there a fresh one stays running. Asynchronous executions
 // still resume (TestKill9LosesNothing).
 func TestSyncExecutionStoppedByACrash(t *testing.T) {
-	dir := t.TempDir()
 	up := countingUpstream(t)
-	first := startServer(t, dir)
-	acct, key := first.anyAccount()
-	first.close()
+	doc := func(client string) string {
+		return jsonl(`{"type":"operationUpdate","operationId":"post","operation":{"ApiCall":{"method":"POST","url":"`+up.srv.URL+`/orders","body":{"n":1},"outputPath":"/workflow/order"}}}`,
+			`{"type":"beginExecution","executionId":"`+client+`","operationOrder":["post"]}`)
+	}
+	// crashed stores what a synchronous run leaves when its process dies
+	// under it, started at the clock's time.
+	crashed := func(t *testing.T, st store.Store, acct, id, client, document string) {
+		sum := sha256.Sum256([]byte(document))
+		_, _, err := st.CreateExecution(context.Background(), store.Execution{ID: id, AccountID: acct, Kind: store.KindA2E,
+			ClientID: client, Digest: "sha256:" + hex.EncodeToString(sum[:]), Document: []byte(document), Status: store.StatusRunning, BudgetMs: 30000})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	longAgo := clock.NewFake(time.Now().Add(-2 * time.Hour))
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dir := t.TempDir()
+			var opts []any
+			var open func(clock.Clock) (store.Store, func() error)
+			if backend == "sqlite" {
+				open = func(c clock.Clock) (store.Store, func() error) {
+					db, err := sqlite.Open(context.Background(), sqlite.Options{Dir: dir, Clock: c})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return db, db.Close
+				}
+			} else {
+				if os.Getenv(pgtest.Env) == "" {
+					t.Skip(pgtest.Env + " is not set")
+				}
+				dsn := pgtest.NewDatabase(t)
+				opts = append(opts, func(c *config.Config) { c.Store.DSN = dsn })
+				open = func(c clock.Clock) (store.Store, func() error) {
+					db, err := postgres.Open(context.Background(), postgres.Options{DSN: dsn, Clock: c})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return db, func() error { db.Close(); return nil }
+				}
+			}
+			first := startServer(t, dir, opts...)
+			acct, key := first.anyAccount()
+			first.close()
+			oldClient, freshClient := uniqueID(), uniqueID()
+			old := doc(oldClient)
+			st, closeStore := open(longAgo)
+			crashed(t, st, acct, "ex-old", oldClient, old)
+			_ = closeStore()
+			st, closeStore = open(clock.Real{})
+			crashed(t, st, acct, "ex-new", freshClient, doc(freshClient))
+			_ = closeStore()
 
-	client := uniqueID()
-	doc := jsonl(`{"type":"operationUpdate","operationId":"post","operation":{"ApiCall":{"method":"POST","url":"`+up.srv.URL+`/orders","body":{"n":1},"outputPath":"/workflow/order"}}}`,
-		`{"type":"beginExecution","executionId":"`+client+`","operationOrder":["post"]}`)
-	sum := sha256.Sum256([]byte(doc))
-	// What a synchronous run leaves when the process dies under it.
-	db, err := sqlite.Open(context.Background(), sqlite.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = db.CreateExecution(context.Background(), store.Execution{ID: "ex-crashed", AccountID: acct, Kind: store.KindA2E,
-		ClientID: client, Digest: "sha256:" + hex.EncodeToString(sum[:]), Document: []byte(doc), Status: store.StatusRunning, BudgetMs: 30000})
-	_ = db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	s := startServer(t, dir)
-	g := s.call("GET", "/api/v1/executions/ex-crashed", key, nil).want(t, http.StatusOK)
-	if g.str("status") != "failed" || !strings.Contains(string(g.raw), "synchronous executions are not resumed") {
-		t.Fatalf("after the restart: %s", g.raw)
-	}
-	again := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc}).want(t, http.StatusOK)
-	if again.str("execution_id") != "ex-crashed" || again.str("status") != "failed" {
-		t.Fatalf("resubmission: %s", again.raw)
-	}
-	if n := up.count("/orders"); n != 0 {
-		t.Fatalf("the POST ran %d times", n)
+			s := startServer(t, dir, opts...)
+			var g response
+			waitFor(t, 20*time.Second, "the old one to end", func() bool {
+				g = s.call("GET", "/api/v1/executions/ex-old", key, nil).want(t, http.StatusOK)
+				return g.str("status") != "running"
+			})
+			if g.str("status") != "failed" || !strings.Contains(string(g.raw), "synchronous executions are not resumed") {
+				t.Fatalf("after the restart: %s", g.raw)
+			}
+			again := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": old}).want(t, http.StatusOK)
+			if again.str("execution_id") != "ex-old" || again.str("status") != "failed" {
+				t.Fatalf("resubmission: %.400s", again.raw)
+			}
+			want := "failed"
+			if backend == "postgres" {
+				want = "running" // its budget runs until 90 s from now
+			}
+			if g := s.call("GET", "/api/v1/executions/ex-new", key, nil).want(t, http.StatusOK); g.str("status") != want {
+				t.Fatalf("the fresh one: %s, want %s", g.raw, want)
+			}
+			if n := up.count("/orders"); n != 0 {
+				t.Fatalf("the POST ran %d times", n)
+			}
+		})
 	}
 }
 
