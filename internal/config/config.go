@@ -148,7 +148,17 @@ type Store struct {
 	// password out (libpq's PGPASSWORD or ~/.pgpass supply it): the file is
 	// no place for a secret. It is never logged.
 	DSN string `yaml:"dsn"`
+	// MaxExecutionBytes is the stored limit of an execution: the largest
+	// result (its JSON) and checkpoint kept for it. An execution going over
+	// it ends failed with a DataError naming the limit; it is never left
+	// unstored. At most 64 MiB, the store's own ceiling.
+	MaxExecutionBytes int64 `yaml:"max_execution_bytes" unit:"bytes"`
 }
+
+// MaxStoredExecutionBytes is the highest store.max_execution_bytes: the
+// store's ceiling, store.MaxExecutionBytes (config cannot import store; a
+// test there keeps the two equal).
+const MaxStoredExecutionBytes = 64 << 20
 
 // Postgres reports whether the store is PostgreSQL.
 func (s Store) Postgres() bool {

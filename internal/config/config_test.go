@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20},
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
-		Store: config.Store{DSN: "sqlite"},
+		Store: config.Store{DSN: "sqlite", MaxExecutionBytes: 64 << 20},
 		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true, Learning: config.Learning{Enabled: true, Retention: 4320 * time.Hour},
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
@@ -533,6 +533,27 @@ func TestDiscoveryVocabulary(t *testing.T) {
 		_, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+func TestStoreMaxExecutionBytes(t *testing.T) {
+	for file, want := range map[string]string{
+		"store:\n  max_execution_bytes: 4KiB\n":  "",
+		"store:\n  max_execution_bytes: 64MiB\n": "",
+		"store:\n  max_execution_bytes: 65MiB\n": "store.max_execution_bytes: must be between 1KiB and 64MiB",
+		"store:\n  max_execution_bytes: 10\n":    "store.max_execution_bytes: must be between 1KiB and 64MiB",
+	} {
+		path := filepath.Join(t.TempDir(), "sluice.yaml")
+		_ = os.WriteFile(path, []byte(file), 0o644)
+		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		switch {
+		case want == "" && err != nil:
+			t.Fatalf("%q: %v", file, err)
+		case want == "" && cfg.Store.MaxExecutionBytes < 4<<10:
+			t.Fatalf("%q: %d", file, cfg.Store.MaxExecutionBytes)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Fatalf("%q: %v, want %q", file, err, want)
 		}
 	}
 }

@@ -227,7 +227,7 @@ func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time
 	switch {
 	case ex.userCtx.Err() != nil:
 		return nil, endCancelled, r.err
-	case errors.Is(context.Cause(f.ctx), errSiblingHalted):
+	case stoppedEarly(f.ctx):
 		return nil, endAborted, r.err
 	case ex.ctx.Err() != nil:
 		return nil, endExecTimeout, r.err

@@ -119,6 +119,10 @@ const (
 
 // Checkpointer persists checkpoints. Save must not keep references into the
 // checkpoint after it returns (serialise it): the engine reuses the values.
+// Save returns a *fault.Error of kind TooLarge when the checkpoint can never
+// be stored because of its size: the engine then fails the execution at once
+// with that error, drops its results and saves a last checkpoint without its
+// data. Any other error is taken as transient: the execution goes on.
 type Checkpointer interface {
 	Save(ctx context.Context, cp *Checkpoint) error
 	// Load returns the latest checkpoint of an execution; a *fault.Error of

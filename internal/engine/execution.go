@@ -40,8 +40,9 @@ type execution struct {
 	onEvent func(Event)
 	evMu    sync.Mutex
 
-	userCtx context.Context // the caller's: its end means cancelled
-	ctx     context.Context // userCtx with the execution's deadline
+	userCtx context.Context         // the caller's: its end means cancelled
+	ctx     context.Context         // userCtx with the execution's deadline
+	stop    context.CancelCauseFunc // ends ctx early (errUnstorable)
 
 	root  *view
 	input any
@@ -71,6 +72,7 @@ type execution struct {
 	waiting       *WaitingStep
 	parkAfter     time.Duration // RunContext.ParkAfter of sequential steps
 	parked        *Parked       // set when a step parked the execution
+	unstorable    *fault.Error // a checkpoint over the stored limit (unstorable.go)
 
 	answerPos string // the position that receives answer on resume
 	answer    json.RawMessage
@@ -224,9 +226,11 @@ func (ex *execution) refuse(fe *fault.Error) *Result {
 }
 
 func (ex *execution) run(resumed bool) *Result {
-	ctx, cancel := context.WithTimeout(ex.userCtx, max(ex.remaining(), 0))
+	early, stop := context.WithCancelCause(ex.userCtx)
+	defer stop(nil)
+	ctx, cancel := context.WithTimeout(early, max(ex.remaining(), 0))
 	defer cancel()
-	ex.ctx = ctx
+	ex.ctx, ex.stop = ctx, stop
 	ex.waiting = nil
 	ex.parked = nil
 	ex.emit(Event{Kind: EventExecutionStarted, Resumed: resumed})
@@ -240,6 +244,8 @@ func (ex *execution) finish(h halt) *Result {
 	var status Status
 	ex.mu.Lock()
 	switch {
+	case ex.unstorable != nil:
+		status = StatusFailed
 	case h == haltWaiting:
 		status = StatusWaiting
 	case h == haltParked:
@@ -259,9 +265,14 @@ func (ex *execution) finish(h halt) *Result {
 		status = StatusFailed
 	}
 	ex.mu.Unlock()
-	ex.save(status)
+	if err := ex.save(status); tooLarge(err) != nil {
+		// The last step made the state too large: it fails, saved without
+		// its data (a second save, of the slim checkpoint).
+		status = StatusFailed
+		_ = ex.save(status)
+	}
 	r := ex.result(status)
-	if h == haltParked {
+	if h == haltParked && status == StatusRunning {
 		return r // not finished: it goes on at r.ParkedUntil
 	}
 	if status != StatusWaiting {
@@ -274,10 +285,14 @@ func (ex *execution) finish(h halt) *Result {
 func (ex *execution) result(status Status) *Result {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
+	results := maps.Clone(ex.results)
+	if ex.unstorable != nil {
+		results = map[string]any{} // over the stored limit: not kept
+	}
 	r := &Result{
 		ExecutionID: ex.id,
 		Status:      status,
-		Results:     maps.Clone(ex.results),
+		Results:     results,
 		Errors:      slices.Clone(ex.errs),
 		DurationMs:  ex.elapsed().Milliseconds(),
 		StartedAt:   ex.startedAt,
@@ -301,17 +316,30 @@ func (ex *execution) remaining() time.Duration { return ex.budget - ex.elapsed()
 
 // save writes a checkpoint when the engine has a checkpointer. A failed save is
 // logged and the execution goes on: it then survives a restart only from its
-// previous checkpoint.
+// previous checkpoint. A checkpoint over the stored limit fails the execution
+// instead (unstorable.go): it is not tried again, and the final one is saved
+// without its data.
 func (ex *execution) save(status Status) error {
 	if ex.e.cp == nil {
 		return nil
 	}
 	ex.saveMu.Lock()
 	defer ex.saveMu.Unlock()
+	over := ex.unstorableErr()
+	if over != nil && !status.Terminal() {
+		return over
+	}
 	cp := ex.checkpoint(status)
+	if over != nil {
+		cp.slim()
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ex.userCtx), ex.e.limits.SaveTimeout)
 	defer cancel()
 	if err := ex.e.cp.Save(ctx, cp); err != nil {
+		if fe := tooLarge(err); fe != nil && over == nil {
+			ex.markUnstorable(fe)
+			return err
+		}
 		ex.logger.Warn("checkpoint not saved", "error", fault.From(err))
 		return err
 	}

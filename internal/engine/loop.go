@@ -157,7 +157,7 @@ func (ex *execution) interrupted(f *frame, pos string, st *Step) halt {
 	switch {
 	case ex.userCtx.Err() != nil:
 		return haltCancelled
-	case errors.Is(context.Cause(f.ctx), errSiblingHalted):
+	case stoppedEarly(f.ctx):
 		return haltAborted
 	}
 	return ex.execTimeout(f, pos, st)

@@ -68,7 +68,7 @@ func (m *Manager) Cancel(ctx context.Context, p *account.Principal, id string) (
 		v := viewOf(e)
 		res.Results, res.Errors, res.DurationMs = v.Results, v.Errors, v.DurationMs
 	}
-	if err := m.finish(ctx, e, res); err != nil {
+	if err := m.finishResult(ctx, e, res); err != nil {
 		return View{}, err
 	}
 	m.mu.Lock()

@@ -8,15 +8,15 @@
 // Durability (RESOLUTIONS "Durability and throughput"): an asynchronous
 // execution is stored and queued before its id is returned, and checkpointed
 // after every finished step, so a kill -9 loses no accepted execution; it
-// resumes after its last checkpoint. A synchronous execution answers with its
-// id only when it has finished and its record is stored, in one write; it is
-// not checkpointed while it runs (a caller that lost the connection never
-// learnt its id, and may send it again). The client's executionId of a
-// workflow with side effects is looked up before it runs: an earlier
-// execution with it is the answer. A workflow without side effects skips that
-// read; the create finds an earlier execution all the same. Two processes
-// running the same new executionId at the same moment both run it; the first
-// stored is the execution both answer with.
+// resumes after its last checkpoint. A synchronous execution is stored
+// (running) before its first operation runs and updated once it has run; it
+// is not checkpointed while it runs, and not resumed: after a crash its
+// record ends failed (recover). Either way the client's executionId is taken
+// when the record is created, in one atomic step of the store: the same id
+// answers with that execution, finished or still running, and runs nothing
+// (another document with it is a Conflict). Whatever its outcome, an
+// execution that started ends stored: a result or checkpoint over the stored
+// limit fails it (stored.go).
 package execution
 
 import (
@@ -88,6 +88,9 @@ type Config struct {
 	// queue item, visible again at the wake-up time, resumes it (default
 	// DefaultParkAfter; below zero: never park).
 	ParkAfter time.Duration
+	// MaxStoredBytes is the stored limit of an execution's result and
+	// checkpoint (store.ExecutionLimit: 0 is the store's ceiling, 64 MiB).
+	MaxStoredBytes int
 	// Owner names this process in queue leases (default host and pid).
 	Owner string
 }
@@ -99,11 +102,11 @@ type Manager struct {
 	durable *engine.Engine // checkpoints every step to the store
 	hub     *hub
 	log     *slog.Logger
+	limit   int // stored limit of a result or checkpoint
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // execution id -> cancel, in this process
 	active  map[string]int                     // account id -> executions running now
-	flights map[string]chan struct{}           // account and client id of synchronous runs in flight
 
 	stop    context.CancelFunc
 	workers sync.WaitGroup
@@ -136,12 +139,12 @@ func New(cfg Config) *Manager {
 		cfg:     cfg,
 		hub:     newHub(),
 		log:     cfg.Logger,
+		limit:   store.ExecutionLimit(cfg.MaxStoredBytes),
 		running: map[string]context.CancelCauseFunc{},
 		active:  map[string]int{},
-		flights: map[string]chan struct{}{},
 	}
 	m.sync = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger})
 	m.durable = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger,
-		Checkpointer: store.Checkpointer{Store: cfg.Store}})
+		Checkpointer: store.Checkpointer{Store: cfg.Store, MaxBytes: m.limit}})
 	return m
 }

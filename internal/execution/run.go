@@ -119,7 +119,11 @@ func (m *Manager) submit(ctx context.Context, rec store.Execution) (*Outcome, er
 	return &Outcome{View: &v, Queued: true}, nil
 }
 
-// runSync runs an execution while the caller waits.
+// runSync runs an execution while the caller waits. Its record is stored
+// (running) before its first operation runs, so the client's executionId is
+// taken from the start: a resubmission, even while this run goes on, answers
+// with this execution and runs nothing, and a run whatever its outcome ends
+// stored.
 func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow.Compiled, rec store.Execution, req Request) (*Outcome, error) {
 	release, err := m.acquire(p)
 	if err != nil {
@@ -128,21 +132,15 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 	defer release()
 	budget := time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
 	rec.BudgetMs = budget.Milliseconds()
-	if rec.ClientID != "" && c.Plan().SideEffects() {
-		// The same id is the same execution: one that ran before is
-		// answered, one running now in this process is waited for. A plan
-		// without side effects skips this read: should the id exist, the
-		// store's create finds it, and the caller gets the stored execution
-		// all the same (a repeat of a pure run changes nothing).
-		done, earlier, err := m.claim(ctx, rec)
-		if err != nil {
-			return nil, err
-		}
-		if earlier != nil {
-			v := viewOf(*earlier)
-			return &Outcome{View: &v}, nil
-		}
-		defer done()
+	rec.Status = store.StatusRunning
+	stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	if !created {
+		// The same executionId, an earlier (or running) execution: its state now.
+		v := viewOf(stored)
+		return &Outcome{View: &v}, nil
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -154,34 +152,24 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 		ExecutionID: rec.ID, Account: p.ID, SessionID: req.SessionID, Input: req.Input,
 		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
 	})
-	result, err := json.Marshal(res)
-	if err != nil {
-		return nil, fault.New(fault.Internal, "the result of execution %s could not be encoded", rec.ID).WithCause(err)
-	}
-	r.complete(json.RawMessage(result))
-	stored, created, err := m.create(context.WithoutCancel(ctx), rec, res, result)
+	s, err := m.settle(res)
 	if err != nil {
 		return nil, err
 	}
-	if !created {
-		// Another process ran the same executionId meanwhile and stored it
-		// first: the stored one is the execution (see the package doc).
-		v := viewOf(stored)
-		return &Outcome{View: &v}, nil
+	r.complete(s.result)
+	err = m.finish(context.WithoutCancel(ctx), stored, s)
+	m.hub.cut(rec.ID) // followers of the running record read the final one
+	if err != nil {
+		return nil, err
 	}
-	return &Outcome{Result: res, ResultJSON: result}, nil
+	return &Outcome{Result: s.res, ResultJSON: s.result}, nil
 }
 
 // finish stores the final state of an execution whose record exists. A
 // record that became final meanwhile (cancelled by the caller) keeps its state.
-func (m *Manager) finish(ctx context.Context, rec store.Execution, res *engine.Result) error {
-	result, err := json.Marshal(res)
-	if err != nil {
-		return fault.New(fault.Internal, "the result of execution %s could not be encoded", rec.ID).WithCause(err)
-	}
-	status := store.Status(res.Status)
-	errs, _ := json.Marshal(res.Errors)
-	err = m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: result, Errors: errs})
+func (m *Manager) finish(ctx context.Context, rec store.Execution, s settled) error {
+	status := store.Status(s.res.Status)
+	err := m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: s.result, Errors: s.errs})
 	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
 		return nil
 	}
@@ -191,66 +179,18 @@ func (m *Manager) finish(ctx context.Context, rec store.Execution, res *engine.R
 	return err
 }
 
-// create stores a synchronous execution once it has run: one write.
-func (m *Manager) create(ctx context.Context, rec store.Execution, res *engine.Result, result json.RawMessage) (store.Execution, bool, error) {
-	rec.Status, rec.Result = store.Status(res.Status), result
-	rec.Errors, _ = json.Marshal(res.Errors)
-	stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
-	if err == nil && created {
-		m.finished(rec.Status)
+// finishResult settles res and stores it (small results: cancels, refusals).
+func (m *Manager) finishResult(ctx context.Context, rec store.Execution, res *engine.Result) error {
+	s, err := m.settle(res)
+	if err != nil {
+		return err
 	}
-	return stored, created, err
+	return m.finish(ctx, rec, s)
 }
 
 func (m *Manager) finished(status store.Status) {
 	if m.cfg.Finished != nil && status.Final() {
 		m.cfg.Finished(string(status))
-	}
-}
-
-// claim takes the account's client executionId for a synchronous run in
-// this process. A run with that id in flight here is waited for; an earlier
-// execution with it is returned (or a Conflict, for another document).
-func (m *Manager) claim(ctx context.Context, rec store.Execution) (done func(), earlier *store.Execution, err error) {
-	key := rec.AccountID + "\x00" + rec.ClientID
-	for {
-		m.mu.Lock()
-		f, busy := m.flights[key]
-		if !busy {
-			f = make(chan struct{})
-			m.flights[key] = f
-		}
-		m.mu.Unlock()
-		if busy {
-			select {
-			case <-f:
-				continue
-			case <-ctx.Done():
-				return nil, nil, fault.New(fault.Unavailable, "cancelled while the same executionId was running").WithCause(ctx.Err())
-			}
-		}
-		release := func() {
-			m.mu.Lock()
-			delete(m.flights, key)
-			m.mu.Unlock()
-			close(f)
-		}
-		e, err := m.cfg.Store.FindExecutionByClientID(ctx, rec.AccountID, rec.ClientID)
-		switch fe, _ := fault.As(err); {
-		case err == nil:
-			release()
-			if e.Digest != rec.Digest {
-				return nil, nil, fault.New(fault.Conflict, "executionId %q was already used with another document", rec.ClientID).
-					WithDetail("executionId", rec.ClientID).
-					WithSuggestions("Use a new executionId for a new document, or resend the same document to get the earlier execution")
-			}
-			return nil, &e, nil
-		case fe != nil && fe.Kind == fault.NotFound:
-			return release, nil, nil
-		default:
-			release()
-			return nil, nil, err
-		}
 	}
 }
 

@@ -22,10 +22,11 @@ func (m *Manager) Start(ctx context.Context) error {
 	if m.cfg.Owner == "" {
 		m.cfg.Owner = DefaultOwner()
 	}
+	ctx, m.stop = context.WithCancel(ctx)
 	if err := m.recover(ctx); err != nil {
+		m.stop()
 		return err
 	}
-	ctx, m.stop = context.WithCancel(ctx)
 	for range m.cfg.Workers {
 		m.workers.Add(1)
 		go func() {
@@ -64,10 +65,10 @@ func (m *Manager) Close(grace time.Duration) {
 	<-done
 }
 
-// recover puts every unfinished execution back on the queue: queued ones
-// whose queue entry a crash may have missed, running ones (asynchronous ones
-// resume after their checkpoint; synchronous ones with a client id run again,
-// see the package doc). Putting an id twice adds nothing.
+// recover puts every unfinished asynchronous execution back on the queue:
+// queued ones whose queue entry a crash may have missed, running ones, which
+// resume after their checkpoint. Putting an id twice adds nothing. A
+// synchronous one still running was stopped by a crash (abandonSync).
 func (m *Manager) recover(ctx context.Context) error {
 	page := store.Page{Limit: 100}
 	for {
@@ -78,6 +79,10 @@ func (m *Manager) recover(ctx context.Context) error {
 		for _, e := range execs {
 			if e.Status == store.StatusWaiting {
 				continue // waits for an answer, not for a worker
+			}
+			if !e.Async && e.Status == store.StatusRunning {
+				m.abandonSync(ctx, e)
+				continue
 			}
 			if err := m.enqueue(ctx, e); err != nil {
 				return err
@@ -160,17 +165,17 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	stopWatch := m.watchCancel(runCtx, e, cancel)
 	defer stopWatch()
 
-	res, err := m.resume(runCtx, p.ID, c, e, p.Limits.MaxDataBytes)
+	s, err := m.resume(runCtx, p.ID, c, e, p.Limits.MaxDataBytes)
 	if err != nil {
 		m.log.Error("execution could not resume", "executionId", id, "error", fault.From(err))
 		_ = m.cfg.Queue.Nack(ctx, it, 5*time.Second)
 		return
 	}
-	if !res.ParkedUntil.IsZero() {
+	if !s.res.ParkedUntil.IsZero() {
 		// A Wait: the checkpoint holds where it stands, and the queue item,
 		// visible again at the wake-up time, is its durable timer. The worker
 		// and the account's slot are free meanwhile.
-		delay := min(max(res.ParkedUntil.Sub(m.cfg.Clock.Now()), 0), queue.MaxDelay)
+		delay := min(max(s.res.ParkedUntil.Sub(m.cfg.Clock.Now()), 0), queue.MaxDelay)
 		if err := m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, delay); err != nil {
 			m.log.Warn("parked execution not handed back; it resumes when its lease runs out", "executionId", id, "error", fault.From(err))
 		}
@@ -182,7 +187,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, 0)
 		return
 	}
-	if err := m.finish(context.WithoutCancel(ctx), e, res); err != nil {
+	if err := m.finish(context.WithoutCancel(ctx), e, s); err != nil {
 		m.log.Error("execution result not stored", "executionId", id, "error", fault.From(err))
 		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, time.Second)
 		return
@@ -191,11 +196,12 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 }
 
 // resume runs e from its last checkpoint, or from the start when it has none,
-// with the account's data budget.
-func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Compiled, e store.Execution, maxData int64) (*engine.Result, error) {
+// with the account's data budget, and settles its result for the record (a
+// parked run is not settled: it is not finished).
+func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Compiled, e store.Execution, maxData int64) (settled, error) {
 	base, err := m.storedFrames(ctx, e.ID)
 	if err != nil {
-		return nil, err
+		return settled{}, err
 	}
 	r := m.newRecorder(e.ID, accountID, base, true, nil)
 	var res *engine.Result
@@ -207,7 +213,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 		var input any
 		if len(e.Input) > 0 {
 			if err := json.Unmarshal(e.Input, &input); err != nil {
-				return nil, fault.New(fault.Internal, "stored input of %s is unreadable", e.ID).WithCause(err)
+				return settled{}, fault.New(fault.Internal, "stored input of %s is unreadable", e.ID).WithCause(err)
 			}
 		}
 		budget := time.Duration(e.BudgetMs) * time.Millisecond
@@ -216,12 +222,19 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 			MaxExecutionTime: budget, MaxDataBytes: maxData, OnEvent: r.event, ParkAfter: m.cfg.ParkAfter,
 		})
 	default:
-		return nil, err
+		return settled{}, err
 	}
-	if cause := context.Cause(ctx); res.ParkedUntil.IsZero() && !errors.Is(cause, errShutdown) && !errors.Is(cause, errCancelledElsewhere) {
-		r.complete(res)
+	if !res.ParkedUntil.IsZero() {
+		return settled{res: res}, nil
 	}
-	return res, nil
+	s, err := m.settle(res)
+	if err != nil {
+		return settled{}, err
+	}
+	if cause := context.Cause(ctx); !errors.Is(cause, errShutdown) && !errors.Is(cause, errCancelledElsewhere) {
+		r.complete(s.result)
+	}
+	return s, nil
 }
 
 // storedFrames counts the frames already stored for id.
@@ -245,7 +258,7 @@ func (m *Manager) failQueued(ctx context.Context, it queue.Item, e store.Executi
 	base, _ := m.storedFrames(ctx, e.ID)
 	r := m.newRecorder(e.ID, e.AccountID, base, true, nil)
 	r.complete(res)
-	if err := m.finish(ctx, e, res); err != nil {
+	if err := m.finishResult(ctx, e, res); err != nil {
 		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(err))
 	}
 	_ = m.cfg.Queue.Ack(ctx, it)

@@ -221,6 +221,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Workers:     cfg.Workers,
 		Owner:       execution.DefaultOwner(),
 		AsyncBudget: cfg.Limits.AsyncExecutionTime,
+		// Over it, an execution ends failed (never unstored).
+		MaxStoredBytes: int(cfg.Store.MaxExecutionBytes),
 		// Gateways sharing PostgreSQL see each other's cancels and frames.
 		SharedPoll: sharedPoll(a.lite == nil),
 	})
@@ -266,7 +268,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	capEngineOpts := engine.Options{Clock: clk, Cache: resultCache, Logger: log,
 		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations, MaxDataBytes: cfg.Limits.MaxDataBytes}}
 	nested := engine.New(capEngineOpts)
-	capEngineOpts.Checkpointer = store.Checkpointer{Store: a.db}
+	capEngineOpts.Checkpointer = store.Checkpointer{Store: a.db, MaxBytes: int(cfg.Store.MaxExecutionBytes)}
 	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry},
 		Env:     func(p *account.Principal) *op.Environment { return runner.Environment(execution.Account(p)) },
 		Durable: engine.New(capEngineOpts), Nested: nested, Audit: auditPolicy, Logger: log.With("component", "a2s")})

@@ -12,15 +12,24 @@ import (
 // checkpoints are kept as their JSON, one (the latest) per execution.
 type Checkpointer struct {
 	Store Checkpoints
+	// MaxBytes is the stored limit of a checkpoint (ExecutionLimit: 0 or
+	// more than MaxExecutionBytes is the ceiling). A checkpoint over it is
+	// refused with OverStoredLimit before the store is asked.
+	MaxBytes int
 }
 
 var _ engine.Checkpointer = Checkpointer{}
 
-// Save serialises cp (the engine reuses its values afterwards) and stores it.
+// Save serialises cp (the engine reuses its values afterwards) and stores it;
+// one over the stored limit is a TooLarge error, which the engine takes as
+// permanent (engine.Checkpointer).
 func (c Checkpointer) Save(ctx context.Context, cp *engine.Checkpoint) error {
 	data, err := json.Marshal(cp)
 	if err != nil {
 		return fault.New(fault.Internal, "checkpoint of execution %q is not serialisable", cp.ExecutionID).WithCause(err)
+	}
+	if limit := ExecutionLimit(c.MaxBytes); len(data) > limit {
+		return OverStoredLimit("state", cp.ExecutionID, len(data), limit)
 	}
 	return c.Store.SaveCheckpoint(ctx, cp.ExecutionID, data)
 }
