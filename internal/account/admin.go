@@ -158,8 +158,51 @@ func (s *Service) List(ctx context.Context, p store.Page) ([]View, string, error
 	return out, next, nil
 }
 
+// Patch is a change to an account (PATCH /api/v1/admin/accounts/{id}): nil
+// fields are left as they are. Permissions and Limits are JSON merge
+// patches (RFC 7396, see mergepatch.go) of the account's permissions and
+// its own limits: a JSON object, or null to remove them all.
+type Patch struct {
+	Name        *string
+	Permissions json.RawMessage
+	Limits      json.RawMessage
+	Disabled    *bool
+}
+
 // Update changes an account; its cached principals are dropped at once.
-func (s *Service) Update(ctx context.Context, id string, sp Spec) (View, error) {
+// The merge is a read, then a write: concurrent updates of one account in
+// this process are serialised, so neither loses the other's grants.
+func (s *Service) Update(ctx context.Context, id string, p Patch) (View, error) {
+	s.updates.Lock()
+	defer s.updates.Unlock()
+	sp := Spec{Name: p.Name, Disabled: p.Disabled}
+	if p.Permissions != nil || p.Limits != nil {
+		a, err := s.cfg.Store.GetAccount(ctx, id)
+		if err != nil {
+			return View{}, err
+		}
+		if p.Permissions != nil {
+			current, err := json.Marshal(a.Permissions)
+			if err != nil {
+				return View{}, err
+			}
+			var perms policy.Permissions
+			if err := applyMergePatch("permissions", current, p.Permissions, &perms); err != nil {
+				return View{}, err
+			}
+			if perms.CapabilityLevel == "" { // removed: back to the level a new account has
+				perms.CapabilityLevel = policy.LevelBasic
+			}
+			sp.Permissions = &perms
+		}
+		if p.Limits != nil {
+			var l Limits
+			if err := applyMergePatch("limits", a.Limits, p.Limits, &l); err != nil {
+				return View{}, err
+			}
+			sp.Limits = &l
+		}
+	}
 	if err := sp.check(false); err != nil {
 		return View{}, err
 	}
