@@ -52,7 +52,7 @@ type Spec struct {
 
 const maxNameLen = 200
 
-func (sp Spec) check(create bool) error {
+func (sp Spec) check(create bool, server Limits) error {
 	if sp.Name != nil || create {
 		if sp.Name == nil || normalizeName(*sp.Name) == "" || len(*sp.Name) > maxNameLen {
 			return fault.New(fault.Invalid, "name must be 1 to %d characters", maxNameLen).WithDetail("path", "name")
@@ -64,15 +64,22 @@ func (sp Spec) check(create bool) error {
 		}
 	}
 	if sp.Limits != nil {
-		if err := sp.Limits.check(); err != nil {
+		if err := sp.Limits.check(server); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// check refuses negative limits and absurd ones.
-func (l Limits) check() error {
+// check refuses negative limits and absurd ones, and a loop bound above the
+// server's: the engine stops every loop at the server's
+// limits.max_loop_iterations, so a higher one would be a promise not kept.
+func (l Limits) check(server Limits) error {
+	if max := server.MaxLoopIterations; max > 0 && l.MaxLoopIterations > max {
+		return fault.New(fault.Invalid, "limits.max_loop_iterations %d is above the server's maximum of %d (its limits.max_loop_iterations)",
+			l.MaxLoopIterations, max).WithDetail("path", "limits.max_loop_iterations").WithDetail("maximum", max).
+			WithSuggestions("Give at most the server's maximum, or raise limits.max_loop_iterations in the server's configuration")
+	}
 	for _, f := range []struct {
 		name string
 		v    int
@@ -103,7 +110,7 @@ func (s *Service) Create(ctx context.Context, sp Spec) (View, NewKey, error) {
 }
 
 func (s *Service) create(ctx context.Context, id string, sp Spec) (View, NewKey, error) {
-	if err := sp.check(true); err != nil {
+	if err := sp.check(true, s.cfg.Defaults); err != nil {
 		return View{}, NewKey{}, err
 	}
 	a := store.Account{ID: id, Name: normalizeName(*sp.Name)}
@@ -203,7 +210,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (View, error) 
 			sp.Limits = &l
 		}
 	}
-	if err := sp.check(false); err != nil {
+	if err := sp.check(false, s.cfg.Defaults); err != nil {
 		return View{}, err
 	}
 	if id == AdminID && (sp.Permissions != nil && sp.Permissions.CapabilityLevel != policy.LevelAdmin || sp.Disabled != nil && *sp.Disabled) {

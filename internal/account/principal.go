@@ -35,7 +35,8 @@ type Limits struct {
 	MaxLoopIterations       int `json:"max_loop_iterations,omitempty"`
 }
 
-// Resolve fills each zero field of l from def.
+// Resolve fills each zero field of l from def; max_loop_iterations is at
+// most def's.
 func (l Limits) Resolve(def Limits) Limits {
 	pick := func(v, d int) int {
 		if v != 0 {
@@ -52,7 +53,9 @@ func (l Limits) Resolve(def Limits) Limits {
 		MaxConcurrentExecutions: pick(l.MaxConcurrentExecutions, def.MaxConcurrentExecutions),
 		MaxOperations:           pick(l.MaxOperations, def.MaxOperations),
 		MaxExecutionTimeMs:      pick(l.MaxExecutionTimeMs, def.MaxExecutionTimeMs),
-		MaxLoopIterations:       pick(l.MaxLoopIterations, def.MaxLoopIterations),
+		// The server's value is also the engine's bound on every loop: an
+		// account stored with more (before that was refused) has what it gets.
+		MaxLoopIterations: min(pick(l.MaxLoopIterations, def.MaxLoopIterations), def.MaxLoopIterations),
 	}
 }
 

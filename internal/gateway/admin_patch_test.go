@@ -50,3 +50,24 @@ func TestAccountPatchIsMergePatch(t *testing.T) {
 		t.Fatalf("permissions: null: %s", r.raw)
 	}
 }
+
+// An account's max_loop_iterations above the server's (1000 by default,
+// which the engine applies to every loop) is refused, naming the limit and
+// the maximum: it was accepted and silently ignored.
+func TestAccountLoopLimitAboveServerMaximumRefused(t *testing.T) {
+	s := newServer(t)
+	r := s.call("POST", "/api/v1/admin/accounts", s.admin, map[string]any{"name": "loops",
+		"limits": map[string]any{"max_loop_iterations": 5000}}).want(t, 400)
+	if msg := r.str("error.message"); !strings.Contains(msg, "max_loop_iterations") || !strings.Contains(msg, "1000") {
+		t.Fatalf("create: %s", r.raw)
+	}
+	id, _ := s.account(map[string]any{"operations": []string{"Loop"}}, map[string]any{"max_loop_iterations": 500})
+	r = s.call("PATCH", "/api/v1/admin/accounts/"+id, s.admin, map[string]any{"limits": map[string]any{"max_loop_iterations": 1001}}).want(t, 400)
+	if msg := r.str("error.message"); !strings.Contains(msg, "max_loop_iterations") || !strings.Contains(msg, "1000") {
+		t.Fatalf("patch: %s", r.raw)
+	}
+	r = s.call("PATCH", "/api/v1/admin/accounts/"+id, s.admin, map[string]any{"limits": map[string]any{"max_loop_iterations": 1000}}).want(t, 200)
+	if r.get("limits.max_loop_iterations") != float64(1000) {
+		t.Fatalf("at the maximum: %s", r.raw)
+	}
+}
