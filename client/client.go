@@ -8,9 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sluicehq/sluice/internal/urlpath"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -118,4 +118,6 @@ func decodeError(resp *http.Response, raw []byte) error {
 	return e
 }
 
-func pathEscape(s string) string { return url.PathEscape(s) }
+// pathEscape places an id as one path segment; "." and ".." are encoded
+// so that they name that id, not the path above it.
+func pathEscape(s string) string { return urlpath.Segment(s) }

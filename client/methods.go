@@ -87,10 +87,22 @@ func (c *Client) Account(ctx context.Context, id string) (*Account, error) {
 	return &a, c.Do(ctx, "GET", "/api/v1/admin/accounts/"+pathEscape(id), nil, &a)
 }
 
-// UpdateAccount changes an account (admin).
+// UpdateAccount changes an account (admin). The server merges permissions
+// and limits (JSON merge patch, RFC 7396): the grants and limits spec sets
+// replace the account's of those names, and the others stay.
 func (c *Client) UpdateAccount(ctx context.Context, id string, spec AccountSpec) (*Account, error) {
 	var a Account
 	return &a, c.Do(ctx, "PATCH", "/api/v1/admin/accounts/"+pathEscape(id), spec, &a)
+}
+
+// PatchAccount sends a JSON merge patch (RFC 7396) of an account (admin):
+// {"permissions": {"knowledge_bases": ["kb"]}} changes that grant only; a
+// member set to null removes it, e.g. {"limits": {"max_operations": null}}
+// returns that limit to the server's default. An empty list is a list:
+// {"permissions": {"hosts": []}} grants no host.
+func (c *Client) PatchAccount(ctx context.Context, id string, patch map[string]any) (*Account, error) {
+	var a Account
+	return &a, c.Do(ctx, "PATCH", "/api/v1/admin/accounts/"+pathEscape(id), patch, &a)
 }
 
 // AddKey issues another key for an account (admin).

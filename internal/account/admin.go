@@ -52,7 +52,7 @@ type Spec struct {
 
 const maxNameLen = 200
 
-func (sp Spec) check(create bool) error {
+func (sp Spec) check(create bool, server Limits) error {
 	if sp.Name != nil || create {
 		if sp.Name == nil || normalizeName(*sp.Name) == "" || len(*sp.Name) > maxNameLen {
 			return fault.New(fault.Invalid, "name must be 1 to %d characters", maxNameLen).WithDetail("path", "name")
@@ -64,7 +64,7 @@ func (sp Spec) check(create bool) error {
 		}
 	}
 	if sp.Limits != nil {
-		if err := sp.Limits.check(); err != nil {
+		if err := sp.Limits.check(server); err != nil {
 			return err
 		}
 	}
@@ -75,8 +75,15 @@ func (sp Spec) check(create bool) error {
 // server holds the data of several executions at once.
 const MaxDataBytes = 1 << 30
 
-// check refuses negative limits and absurd ones.
-func (l Limits) check() error {
+// check refuses negative limits and absurd ones, and a loop bound above the
+// server's: the engine stops every loop at the server's
+// limits.max_loop_iterations, so a higher one would be a promise not kept.
+func (l Limits) check(server Limits) error {
+	if max := server.MaxLoopIterations; max > 0 && l.MaxLoopIterations > max {
+		return fault.New(fault.Invalid, "limits.max_loop_iterations %d is above the server's maximum of %d (its limits.max_loop_iterations)",
+			l.MaxLoopIterations, max).WithDetail("path", "limits.max_loop_iterations").WithDetail("maximum", max).
+			WithSuggestions("Give at most the server's maximum, or raise limits.max_loop_iterations in the server's configuration")
+	}
 	for _, f := range []struct {
 		name string
 		v    int
@@ -108,7 +115,7 @@ func (s *Service) Create(ctx context.Context, sp Spec) (View, NewKey, error) {
 }
 
 func (s *Service) create(ctx context.Context, id string, sp Spec) (View, NewKey, error) {
-	if err := sp.check(true); err != nil {
+	if err := sp.check(true, s.cfg.Defaults); err != nil {
 		return View{}, NewKey{}, err
 	}
 	a := store.Account{ID: id, Name: normalizeName(*sp.Name)}
@@ -163,9 +170,52 @@ func (s *Service) List(ctx context.Context, p store.Page) ([]View, string, error
 	return out, next, nil
 }
 
+// Patch is a change to an account (PATCH /api/v1/admin/accounts/{id}): nil
+// fields are left as they are. Permissions and Limits are JSON merge
+// patches (RFC 7396, see mergepatch.go) of the account's permissions and
+// its own limits: a JSON object, or null to remove them all.
+type Patch struct {
+	Name        *string
+	Permissions json.RawMessage
+	Limits      json.RawMessage
+	Disabled    *bool
+}
+
 // Update changes an account; its cached principals are dropped at once.
-func (s *Service) Update(ctx context.Context, id string, sp Spec) (View, error) {
-	if err := sp.check(false); err != nil {
+// The merge is a read, then a write: concurrent updates of one account in
+// this process are serialised, so neither loses the other's grants.
+func (s *Service) Update(ctx context.Context, id string, p Patch) (View, error) {
+	s.updates.Lock()
+	defer s.updates.Unlock()
+	sp := Spec{Name: p.Name, Disabled: p.Disabled}
+	if p.Permissions != nil || p.Limits != nil {
+		a, err := s.cfg.Store.GetAccount(ctx, id)
+		if err != nil {
+			return View{}, err
+		}
+		if p.Permissions != nil {
+			current, err := json.Marshal(a.Permissions)
+			if err != nil {
+				return View{}, err
+			}
+			var perms policy.Permissions
+			if err := applyMergePatch("permissions", current, p.Permissions, &perms); err != nil {
+				return View{}, err
+			}
+			if perms.CapabilityLevel == "" { // removed: back to the level a new account has
+				perms.CapabilityLevel = policy.LevelBasic
+			}
+			sp.Permissions = &perms
+		}
+		if p.Limits != nil {
+			var l Limits
+			if err := applyMergePatch("limits", a.Limits, p.Limits, &l); err != nil {
+				return View{}, err
+			}
+			sp.Limits = &l
+		}
+	}
+	if err := sp.check(false, s.cfg.Defaults); err != nil {
 		return View{}, err
 	}
 	if id == AdminID && (sp.Permissions != nil && sp.Permissions.CapabilityLevel != policy.LevelAdmin || sp.Disabled != nil && *sp.Disabled) {

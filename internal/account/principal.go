@@ -41,7 +41,8 @@ type Limits struct {
 	MaxDataBytes int64 `json:"max_data_bytes,omitempty"`
 }
 
-// Resolve fills each zero field of l from def.
+// Resolve fills each zero field of l from def; max_loop_iterations is at
+// most def's.
 func (l Limits) Resolve(def Limits) Limits {
 	pick := func(v, d int) int {
 		if v != 0 {
@@ -58,8 +59,10 @@ func (l Limits) Resolve(def Limits) Limits {
 		MaxConcurrentExecutions: pick(l.MaxConcurrentExecutions, def.MaxConcurrentExecutions),
 		MaxOperations:           pick(l.MaxOperations, def.MaxOperations),
 		MaxExecutionTimeMs:      pick(l.MaxExecutionTimeMs, def.MaxExecutionTimeMs),
-		MaxLoopIterations:       pick(l.MaxLoopIterations, def.MaxLoopIterations),
-		MaxDataBytes:            cmp.Or(l.MaxDataBytes, def.MaxDataBytes),
+		// The server's value is also the engine's bound on every loop: an
+		// account stored with more (before that was refused) has what it gets.
+		MaxLoopIterations: min(pick(l.MaxLoopIterations, def.MaxLoopIterations), def.MaxLoopIterations),
+		MaxDataBytes:      cmp.Or(l.MaxDataBytes, def.MaxDataBytes),
 	}
 }
 

@@ -48,6 +48,8 @@ type Service struct {
 	cfg  Config
 	auth *policy.Authenticator
 
+	updates sync.Mutex // one Update at a time: each merges into what it read
+
 	mu    sync.Mutex
 	cache map[[32]byte]cached // by SHA-256 of the presented key
 	byID  map[string]cached   // by account id (Principal)

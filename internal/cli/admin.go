@@ -111,6 +111,40 @@ func (p *permissionFlags) spec(cmd *cobra.Command, full bool) (client.AccountSpe
 	return sp, nil
 }
 
+// patch is a JSON merge patch (RFC 7396) of the flags that were set, and of
+// nothing else: `update --knowledge-bases kb` changes that grant and keeps
+// the others. A list flag set to "" empties its list.
+func (p *permissionFlags) patch(cmd *cobra.Command) (map[string]any, error) {
+	patch := map[string]any{}
+	perms := map[string]any{}
+	for _, f := range []struct {
+		flag, member string
+		v            []string
+	}{
+		{"operations", "operations", p.operations}, {"hosts", "hosts", p.hosts}, {"apis", "apis", p.apis},
+		{"credentials", "credentials", p.credentials}, {"agents", "agents", p.agents}, {"mcp-servers", "mcp_servers", p.mcpServers},
+		{"capabilities", "capabilities", p.capabilities}, {"knowledge-bases", "knowledge_bases", p.kbs},
+	} {
+		if cmd.Flags().Changed(f.flag) {
+			perms[f.member] = append([]string{}, f.v...) // [] rather than null, which would remove the member
+		}
+	}
+	if cmd.Flags().Changed("capability-level") {
+		perms["capability_level"] = p.level
+	}
+	if len(perms) > 0 {
+		patch["permissions"] = perms
+	}
+	sp, err := p.spec(cmd, false)
+	if err != nil {
+		return nil, err
+	}
+	if sp.Limits != nil {
+		patch["limits"] = sp.Limits
+	}
+	return patch, nil
+}
+
 func newAccountsCmd(io Stdio) *cobra.Command {
 	var af adminFlags
 	cmd := &cobra.Command{Use: "accounts", Short: "Manage accounts (the callers of sluice) through the admin API"}
@@ -201,17 +235,17 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sp, err := update.spec(cmd, false)
+			patch, err := update.patch(cmd)
 			if err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("name") {
-				sp.Name = &newName
+				patch["name"] = newName
 			}
 			if disable || enable {
-				sp.Disabled = &disable
+				patch["disabled"] = disable
 			}
-			a, err := c.UpdateAccount(cmd.Context(), args[0], sp)
+			a, err := c.PatchAccount(cmd.Context(), args[0], patch)
 			if err != nil {
 				return serverError(err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluicehq/sluice/internal/urlpath"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -124,7 +125,7 @@ func runAgentWorkflow(ctx context.Context, io Stdio, file string, f runWorkflowF
 	if err := json.Unmarshal(raw, &v); err != nil || v.RunID == "" {
 		return fail(ExitFailed, "the server's answer names no run_id")
 	}
-	runPath := agentWorkflowRunsPath + "/" + url.PathEscape(v.RunID)
+	runPath := agentWorkflowRunsPath + "/" + urlpath.Segment(v.RunID)
 	failures := 0
 	for !v.final() {
 		t := time.NewTimer(f.poll)

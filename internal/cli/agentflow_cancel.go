@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/internal/urlpath"
 )
 
 type cancelRunFlags struct {
@@ -50,7 +52,7 @@ func cancelAgentRun(ctx context.Context, io Stdio, id string, f cancelRunFlags) 
 	if err != nil {
 		return err
 	}
-	path := agentWorkflowRunsPath + "/" + url.PathEscape(id) + "/cancel"
+	path := agentWorkflowRunsPath + "/" + urlpath.Segment(id) + "/cancel"
 	if f.account != "" {
 		path += "?" + url.Values{"account_id": {f.account}}.Encode()
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluicehq/sluice/internal/urlpath"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -271,7 +272,7 @@ func newAgentsRmCmd(io Stdio, af *adminFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := c.Do(cmd.Context(), http.MethodDelete, agentsPath+"/"+url.PathEscape(args[0]), nil, nil); err != nil {
+			if err := c.Do(cmd.Context(), http.MethodDelete, agentsPath+"/"+urlpath.Segment(args[0]), nil, nil); err != nil {
 				return serverError(err)
 			}
 			return writeJSON(io.Out, map[string]string{"removed": args[0]})

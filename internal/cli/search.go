@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluicehq/sluice/internal/discovery"
+	"github.com/sluicehq/sluice/internal/urlpath"
 )
 
 func newSearchCmd(io Stdio) *cobra.Command {
@@ -140,7 +141,7 @@ replaces it. Prints the knowledge base; exit 1 when the server refuses it.`,
 			if err != nil {
 				return err
 			}
-			if err := c.Do(cmd.Context(), "DELETE", "/api/v1/admin/apis/"+url.PathEscape(args[0]), nil, nil); err != nil {
+			if err := c.Do(cmd.Context(), "DELETE", "/api/v1/admin/apis/"+urlpath.Segment(args[0]), nil, nil); err != nil {
 				return serverError(err)
 			}
 			return nil

@@ -73,7 +73,7 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 	ctx := cmd.Context()
 	app, err := gateway.Open(ctx, cfg, gateway.Options{Logger: log})
 	if err != nil {
-		return fail(ExitFailed, "%v", err)
+		return startupFailure(err)
 	}
 	defer app.Close()
 	if app.AdminKey != "" {

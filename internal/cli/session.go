@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -58,58 +56,13 @@ func embeddedSession(ctx context.Context, io Stdio, cfgPath, data string) error 
 	}
 	app, err := gateway.Open(ctx, cfg, gateway.Options{Logger: newLogger(io, cfg)})
 	if err != nil {
-		return fail(ExitFailed, "%v", err)
+		return startupFailure(err)
 	}
 	defer app.Close()
 	if app.AdminKey != "" {
 		fmt.Fprintf(io.Err, "admin key: %s\n", app.AdminKey)
 	}
 	app.Server.ServeSession(ctx, gateway.NewStreamConn(io.In, io.Out, nil, 0), "stdio")
-	return nil
-}
-
-// relaySession copies lines between stdin/stdout and the server's WebSocket.
-func relaySession(ctx context.Context, io Stdio, url string) error {
-	ws, _, err := websocket.Dial(ctx, url, nil)
-	if err != nil {
-		return fail(ExitFailed, "connect to %s: %v", url, err)
-	}
-	ws.SetReadLimit(16 << 20)
-	defer ws.Close(websocket.StatusNormalClosure, "")
-	done := make(chan error, 2)
-	go func() {
-		sc := bufio.NewScanner(io.In)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			if len(strings.TrimSpace(sc.Text())) == 0 {
-				continue
-			}
-			if err := ws.Write(ctx, websocket.MessageText, sc.Bytes()); err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- sc.Err()
-	}()
-	go func() {
-		for {
-			_, b, err := ws.Read(ctx)
-			if err != nil {
-				done <- nil // the server ended the session
-				return
-			}
-			if len(b) == 0 || b[len(b)-1] != '\n' {
-				b = append(b, '\n')
-			}
-			if _, err := io.Out.Write(b); err != nil {
-				done <- err
-				return
-			}
-		}
-	}()
-	if err := <-done; err != nil {
-		return fail(ExitFailed, "session: %v", err)
-	}
 	return nil
 }
 

@@ -66,7 +66,7 @@ func runWorker(cmd *cobra.Command, io Stdio, f workerFlags) error {
 	ctx := cmd.Context()
 	w, err := gateway.OpenWorker(ctx, cfg, gateway.Options{Logger: log})
 	if err != nil {
-		return fail(ExitFailed, "%v", err)
+		return startupFailure(err)
 	}
 	defer w.Close()
 	if err := w.Run(ctx); err != nil {

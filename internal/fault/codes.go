@@ -24,6 +24,10 @@ var kindTable = map[Kind]kindRow{
 	Unavailable:      {"unavailable", ExecutionError, http.StatusServiceUnavailable, -32013, "runtime_error"},
 	Upstream:         {"upstream", ExecutionError, http.StatusBadGateway, -32010, "tool_error"},
 	TooLarge:         {"too_large", ValidationError, http.StatusRequestEntityTooLarge, -32602, "schema_violation"},
+	// 499 is nginx's "client closed request": the caller is gone and never
+	// reads it; -32800 is LSP's RequestCancelled. The session protocol's
+	// closed list of codes has none for a cancellation: runtime_error.
+	Cancelled: {"cancelled", ExecutionError, 499, -32800, "runtime_error"},
 }
 
 // String is the Kind's stable snake_case code.

@@ -6,6 +6,7 @@
 package fault
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,6 +30,9 @@ const (
 	Upstream
 	// TooLarge is a request body or document over a size bound (HTTP 413).
 	TooLarge
+	// Cancelled is work stopped because its caller went away (a session or
+	// connection that ended, a server shutting down): nothing failed.
+	Cancelled
 )
 
 // The A2E spec's error type names.
@@ -142,15 +146,23 @@ func From(err error) *Error {
 	if fe, ok := As(err); ok {
 		return fe
 	}
+	// A context's end is not a defect: the work was stopped, or ran out of
+	// its time.
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &Error{Kind: Cancelled, Message: "cancelled: the caller's session or connection ended", Cause: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Kind: Timeout, Message: "the call did not finish within its time", Cause: err}
+	}
 	return &Error{Kind: Internal, Message: "internal error", Cause: err}
 }
 
-// KindOf is the Kind of err (Internal for foreign errors).
+// KindOf is the Kind of err as From reads it (Internal for foreign errors).
 func KindOf(err error) Kind {
-	if fe, ok := As(err); ok {
-		return fe.Kind
+	if err == nil {
+		return Internal
 	}
-	return Internal
+	return From(err).Kind
 }
 
 // Object is the spec's error object as it goes on the wire.

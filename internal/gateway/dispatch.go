@@ -254,8 +254,11 @@ func (d *Dispatcher) fail(w *e2a.StreamWriter, c *Call, err error) {
 		return
 	}
 	code, message, details := errorBody(err)
-	if fe := fault.From(err); fe.Kind == fault.Internal {
+	switch fe := fault.From(err); fe.Kind {
+	case fault.Internal:
 		d.logger.Error("call failed", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fe)
+	case fault.Cancelled: // its caller went away: nothing failed
+		d.logger.Debug("call cancelled", "requestId", c.Env.RequestID, "method", c.Env.Method)
 	}
 	_ = w.Fail(code, message, details)
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
@@ -12,7 +13,7 @@ import (
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// accountSpec reads an account's fields from params; create requires a name.
+// accountSpec reads a new account's fields from params; a name is required.
 func accountSpec(p *params) account.Spec {
 	var sp account.Spec
 	if _, ok := p.m["name"]; ok {
@@ -86,10 +87,47 @@ func (s *Server) adminAccountsGet(ctx context.Context, c *Call, w *e2a.StreamWri
 	return w.Complete(v)
 }
 
+// accountPatch reads an account update: permissions and limits are JSON
+// merge patches (RFC 7396) of the account's, null removing them all.
+func accountPatch(p *params) account.Patch {
+	var ap account.Patch
+	if _, ok := p.m["name"]; ok {
+		n := p.String("name")
+		ap.Name = &n
+	}
+	ap.Permissions = mergePatchParam(p, "permissions")
+	ap.Limits = mergePatchParam(p, "limits")
+	if _, ok := p.m["disabled"]; ok {
+		d := p.Bool("disabled")
+		ap.Disabled = &d
+	}
+	return ap
+}
+
+// mergePatchParam is the parameter name as JSON when it is given: an object
+// or null.
+func mergePatchParam(p *params, name string) json.RawMessage {
+	v, given := p.m[name]
+	p.take(name)
+	if !given {
+		return nil
+	}
+	if _, isObject := v.(map[string]any); !isObject && v != nil {
+		p.fail(name, "must be an object (a JSON merge patch) or null")
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		p.fail(name, "%s", err.Error())
+		return nil
+	}
+	return b
+}
+
 func (s *Server) adminAccountsUpdate(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
 	p := newParams(c.Env.Params)
 	id := p.RequiredString("id")
-	sp := accountSpec(p)
+	sp := accountPatch(p)
 	if err := p.Done(); err != nil {
 		return err
 	}

@@ -2,9 +2,12 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -40,9 +43,10 @@ func (s *Server) toolCall(ctx context.Context, c *Call, w *e2a.StreamWriter) err
 	if args == nil {
 		args = map[string]any{}
 	}
+	callCtx := ctx
 	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
+		callCtx, cancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
 		defer cancel()
 	}
 	var onEvent func(tools.Event)
@@ -52,11 +56,26 @@ func (s *Server) toolCall(ctx context.Context, c *Call, w *e2a.StreamWriter) err
 				Body: map[string]any{"delta_kind": e2a.DeltaTool, "delta": map[string]any{"kind": ev.Kind, "data": ev.Data}}})
 		}
 	}
-	r, err := s.svc.Tools.Call(ctx, c.Principal, name, args, onEvent)
+	r, err := s.svc.Tools.Call(callCtx, c.Principal, name, args, onEvent)
 	if err != nil {
+		if ownTimeoutPassed(ctx, callCtx) {
+			// Whatever the tool made of its context's end (MCP's SDK returns
+			// it bare), the call ran out of the time it asked for.
+			return fault.New(fault.Timeout, "tool %q did not finish within its timeout of %gs", name, timeout).WithCause(err)
+		}
 		return err
 	}
+	if !r.Success && ownTimeoutPassed(ctx, callCtx) {
+		r.ErrorCode = "timeout"
+		r.Error = fmt.Sprintf("tool %q did not finish within its timeout of %gs", name, timeout)
+	}
 	return w.Complete(r)
+}
+
+// ownTimeoutPassed says the call's own timeout ended callCtx while its
+// caller's ctx is still live.
+func ownTimeoutPassed(ctx, callCtx context.Context) bool {
+	return ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded)
 }
 
 // floatParam is an optional number in (0, maxToolTimeout]; 0 when absent.

@@ -110,6 +110,13 @@ func (s *Server) serveSession(ctx context.Context, c MsgConn, transport string, 
 				ss.send(se.Reply())
 				continue
 			}
+			if errors.Is(err, io.EOF) {
+				// The peer's input ended (stdin closed, a TCP half-close): its
+				// calls in flight still have their answers written, within the
+				// drain time of a shutdown, as an agent host that writes its
+				// calls and then closes its end reads every answer.
+				ss.drain(cfg.ShutdownTimeout)
+			}
 			return // end of the stream, or a broken transport
 		}
 		m, err := s.sessions.Decode(line, session.Limits{MaxLineBytes: cfg.MaxLineBytes})
@@ -400,20 +407,28 @@ func errorReply(reqID string, f *e2a.Response) *session.ErrorMessage {
 // shutdown stops taking calls, lets those in flight finish within the
 // timeout, then stops the rest, answers and ends the session.
 func (ss *sessionConn) shutdown(x *session.Shutdown) {
-	ss.closing.Store(true)
 	timeout := ss.cfg.ShutdownTimeout
 	if x.Timeout > 0 {
 		timeout = time.Duration(x.Timeout * float64(time.Second))
 	}
+	ss.drain(timeout)
+	ss.send(&session.Shutdown{ReqID: x.ID})
+}
+
+// drain stops taking calls and lets those in flight finish within timeout,
+// then stops the rest (each answered as cancelled).
+func (ss *sessionConn) drain(timeout time.Duration) {
+	ss.closing.Store(true)
 	done := make(chan struct{})
 	go func() { ss.calls.Wait(); close(done) }()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
 	select {
 	case <-done:
-	case <-time.After(timeout):
+	case <-t.C:
 		ss.cancel()
 		<-done
 	}
-	ss.send(&session.Shutdown{ReqID: x.ID})
 }
 
 func anyStrings(s []string) any {

@@ -36,7 +36,7 @@ type Worker struct {
 
 // OpenWorker wires a Worker from cfg. The store must be PostgreSQL: a
 // SQLite data directory is one process's, so its gateway runs the workers.
-func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (w *Worker, err error) {
+func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (_ *Worker, err error) {
 	if !cfg.Store.Postgres() {
 		return nil, fault.New(fault.Invalid, "a worker shares the gateways' store: give it the postgres:// URL they use (--store); a SQLite data directory belongs to one process, whose own workers run its tasks")
 	}
@@ -48,7 +48,10 @@ func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (w *Worker, 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	w = &Worker{log: log, owner: execution.DefaultOwner()}
+	// The deferred Close releases what was opened before a failure. It closes
+	// the local worker: a named result would be the nil every failing return
+	// sets.
+	w := &Worker{log: log, owner: execution.DefaultOwner()}
 	defer func() {
 		if err != nil {
 			w.Close()

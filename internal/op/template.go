@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/urlpath"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -247,16 +248,40 @@ func (t *urlTemplate) refs() []a2e.Path {
 }
 
 // render interpolates and parses the URL. The result is checked again: it must
-// still be absolute http(s) on the host seen at build time.
+// still be absolute http(s) on the host seen at build time. A value in the
+// path is escaped as a segment (a '/' cannot start a new one), and a segment
+// a value helped make that is only dots ("..", or "." after a literal ".") is
+// sent encoded: as a dot segment it would be removed with the segment before
+// it, and the request would leave the declared path.
 func (t *urlTemplate) render(data Data) (*url.URL, error) {
 	if t.fixed != nil {
 		u := *t.fixed // callers may not change it, but a copy costs nothing
 		return &u, nil
 	}
-	var b strings.Builder
+	b := make([]byte, 0, 128)
+	inPath := true
+	segStart, segHasRef := 0, false
+	endSegment := func() {
+		if segHasRef {
+			b = append(b[:segStart], urlpath.GuardDots(string(b[segStart:]))...)
+		}
+	}
 	for _, p := range t.parts {
 		if p.ref == nil {
-			b.WriteString(p.text)
+			text := p.text
+			for inPath {
+				i := strings.IndexAny(text, "/?#")
+				if i < 0 {
+					break
+				}
+				b = append(b, text[:i]...)
+				endSegment()
+				inPath = text[i] == '/'
+				b = append(b, text[i])
+				segStart, segHasRef = len(b), false
+				text = text[i+1:]
+			}
+			b = append(b, text...)
 			continue
 		}
 		v, err := data.Get(*p.ref)
@@ -268,15 +293,19 @@ func (t *urlTemplate) render(data Data) (*url.URL, error) {
 			return nil, dataError(*p.ref, "%s cannot be written into a URL", p.ref)
 		}
 		if p.query {
-			b.WriteString(url.QueryEscape(s))
+			b = append(b, url.QueryEscape(s)...)
 		} else {
-			b.WriteString(url.PathEscape(s))
+			b = append(b, url.PathEscape(s)...)
+			segHasRef = true
 		}
-		if b.Len() > maxTemplateOutput {
+		if len(b) > maxTemplateOutput {
 			return nil, dataError(*p.ref, "the URL made with %s is over %d bytes", p.ref, maxTemplateOutput)
 		}
 	}
-	u, err := url.Parse(b.String())
+	if inPath {
+		endSegment()
+	}
+	u, err := url.Parse(string(b))
 	if err != nil {
 		return nil, fault.Typed(fault.Invalid, fault.DataError, "the URL is not valid after interpolation: %s", urlErrText(err)).WithCause(err)
 	}

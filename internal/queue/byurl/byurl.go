@@ -47,7 +47,7 @@ func Open(ctx context.Context, raw string, log *slog.Logger) (queue.Queue, error
 			servers[i] = s.String()
 		}
 		o.URL = strings.Join(servers, ",")
-		return natsq.Open(ctx, o)
+		return opened(natsq.Open(ctx, o))
 	case "kafka":
 		if u.User != nil {
 			return nil, fault.New(fault.Invalid, "the queue URL %s holds user info; Kafka's SASL is not configured by URL", u.Redacted())
@@ -61,10 +61,21 @@ func Open(ctx context.Context, raw string, log *slog.Logger) (queue.Queue, error
 			return nil, err
 		}
 		o.Partitions = int32(n)
-		return kafkaq.Open(ctx, o)
+		return opened(kafkaq.Open(ctx, o))
 	default:
 		return nil, fault.New(fault.Invalid, "queue URL scheme %q is not one sluice speaks; want nats:// or kafka://", u.Scheme)
 	}
+}
+
+// opened returns a queue that failed to open as a nil interface: returned
+// as is, the nil *natsq.Queue or *kafkaq.Queue would be a non-nil
+// queue.Queue, and a caller's "close what was opened" would call Close on a
+// nil pointer.
+func opened[Q queue.Queue](q Q, err error) (queue.Queue, error) {
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
 func known(u *url.URL, q url.Values, names ...string) error {

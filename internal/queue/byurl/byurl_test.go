@@ -2,6 +2,7 @@ package byurl_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -97,4 +98,36 @@ func TestNATS(t *testing.T) {
 	}
 	defer q.Close()
 	roundTrip(t, q)
+}
+
+// closedPort is a 127.0.0.1 port nothing listens on: one just released.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// A queue that cannot be opened comes back as a nil queue.Queue, not as a
+// nil *natsq.Queue or *kafkaq.Queue inside a non-nil interface: the
+// gateway's clean-up closes any queue that is not nil, and closing that
+// typed nil panicked `sluice serve --queue nats://...`.
+func TestFailedOpenIsNilInterface(t *testing.T) {
+	for _, u := range []string{
+		"nats://" + closedPort(t),
+		"kafka://127.0.0.1:9092?prefix=" + strings.Repeat("p", 151),
+	} {
+		q, err := byurl.Open(context.Background(), u, nil)
+		if err == nil {
+			q.Close()
+			t.Fatalf("%s: opened", u)
+		}
+		if q != nil {
+			t.Errorf("%s: failed with %v but returned a non-nil queue.Queue (%T)", u, err, q)
+		}
+	}
 }
