@@ -72,7 +72,7 @@ type execution struct {
 	waiting       *WaitingStep
 	parkAfter     time.Duration // RunContext.ParkAfter of sequential steps
 	parked        *Parked       // set when a step parked the execution
-	unstorable    *fault.Error // a checkpoint over the stored limit (unstorable.go)
+	unstorable    *fault.Error  // a checkpoint over the stored limit (unstorable.go)
 
 	answerPos string // the position that receives answer on resume
 	answer    json.RawMessage
