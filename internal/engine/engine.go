@@ -184,6 +184,12 @@ type RunOptions struct {
 	// Result.ParkedUntil and the caller resumes it then. 0: never park. Only
 	// for an engine with a Checkpointer.
 	ParkAfter time.Duration
+	// GiveWay, asked between sequential steps once a step of this run has
+	// run, says whether the execution should give its worker to other work
+	// waiting for one (another account's). When it says yes, the run parks
+	// until now, as a Wait parks, and its caller hands it back to the queue.
+	// nil: never. Only for an engine with a Checkpointer.
+	GiveWay func() bool
 	// MaxDataBytes is the execution's data budget (the account's
 	// limits.max_data_bytes); 0 means the engine's limit, -1 none.
 	MaxDataBytes int64
@@ -198,8 +204,9 @@ type ResumeOptions struct {
 	Answer json.RawMessage
 	// MaxExecutionTime replaces the checkpoint's budget when > 0.
 	MaxExecutionTime time.Duration
-	// ParkAfter is RunOptions.ParkAfter.
+	// ParkAfter and GiveWay are RunOptions'.
 	ParkAfter time.Duration
+	GiveWay   func() bool
 	// MaxDataBytes is the data budget, as RunOptions.MaxDataBytes; the
 	// checkpoint's data counts against it from the start.
 	MaxDataBytes int64

@@ -72,6 +72,8 @@ type execution struct {
 	waiting       *WaitingStep
 	parkAfter     time.Duration // RunContext.ParkAfter of sequential steps
 	parked        *Parked       // set when a step parked the execution
+	giveWay       func() bool   // RunOptions.GiveWay
+	executed      atomic.Int64  // steps of this run that ran their operation
 	unstorable    *fault.Error  // a checkpoint over the stored limit (unstorable.go)
 
 	answerPos string // the position that receives answer on resume
@@ -127,7 +129,7 @@ func (e *Engine) Run(ctx context.Context, plan *Plan, o RunOptions) *Result {
 	if ex.budget <= 0 {
 		ex.budget = e.limits.MaxExecutionTime
 	}
-	ex.parkAfter = o.ParkAfter
+	ex.parkAfter, ex.giveWay = o.ParkAfter, o.GiveWay
 	ex.startedAt = ex.runStart
 	ex.input = o.Input
 	ex.root = newView(datamodel.New(o.Input))
@@ -159,7 +161,7 @@ func (e *Engine) Resume(ctx context.Context, plan *Plan, cp *Checkpoint, o Resum
 	if o.MaxExecutionTime > 0 {
 		ex.budget = o.MaxExecutionTime
 	}
-	ex.parkAfter = o.ParkAfter
+	ex.parkAfter, ex.giveWay = o.ParkAfter, o.GiveWay
 	switch {
 	case plan == nil:
 		return ex.refuse(fault.New(fault.Internal, "no plan to resume"))

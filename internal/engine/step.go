@@ -61,10 +61,14 @@ func (ex *execution) runStep(f *frame, pos, id string) (any, halt) {
 		return nil, ex.interrupted(f, pos, st)
 	}
 
+	dec := ex.decision(pos)
+	if dec == nil && ex.mayGiveWay(f) {
+		return nil, ex.giveWayAt(pos)
+	}
+
 	start := ex.e.clock.Now()
 	var out any
 	cached := false
-	dec := ex.decision(pos)
 	if dec == nil {
 		var h halt
 		var fe *fault.Error
@@ -72,6 +76,7 @@ func (ex *execution) runStep(f *frame, pos, id string) (any, halt) {
 		if h != haltNone {
 			return nil, h
 		}
+		ex.executed.Add(1)
 		if fe != nil {
 			return nil, ex.stepFailed(f, pos, st, fe, false)
 		}
@@ -240,6 +245,24 @@ func (ex *execution) suspend(f *frame, pos string, st *Step, s *op.Suspend) halt
 		ex.emit(ev)
 	}
 	return haltWaiting
+}
+
+// mayGiveWay says whether the execution should stop before the next step
+// of f to give its worker to other waiting work: only where a Wait could
+// park (a sequential frame of a checkpointed run), and only once a step of
+// this run has run, so that every lease moves the execution on.
+func (ex *execution) mayGiveWay(f *frame) bool {
+	return ex.giveWay != nil && ex.e.cp != nil && f.mayPark() && ex.executed.Load() > 0 && ex.giveWay()
+}
+
+// giveWayAt parks the execution before the step at pos until now: its
+// caller hands it back to the queue, which leases other work first.
+func (ex *execution) giveWayAt(pos string) halt {
+	now := ex.e.clock.Now()
+	ex.mu.Lock()
+	ex.parked = &Parked{Position: pos, Since: now, Until: now}
+	ex.mu.Unlock()
+	return haltParked
 }
 
 // park records that the step at pos has nothing to do until p.Until (no

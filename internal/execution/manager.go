@@ -23,6 +23,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
@@ -107,6 +108,9 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // execution id -> cancel, in this process
 	active  map[string]int                     // account id -> executions running now
+
+	busy    atomic.Int64 // workers running an execution now
+	backlog backlog      // see giveway.go
 
 	stop    context.CancelFunc
 	workers sync.WaitGroup

@@ -118,6 +118,8 @@ func (m *Manager) work(ctx context.Context) {
 
 // runQueued runs (or resumes) one leased execution.
 func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
+	m.busy.Add(1)
+	defer m.busy.Add(-1)
 	id := it.ID
 	e, err := m.cfg.Store.GetExecution(ctx, string(it.Payload), id)
 	if err != nil {
@@ -208,7 +210,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 	cp, err := (store.Checkpointer{Store: m.cfg.Store}).Load(ctx, e.ID)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
-		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter, MaxDataBytes: maxData})
+		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter, GiveWay: m.giveWay(ctx, accountID), MaxDataBytes: maxData})
 	case fe != nil && fe.Kind == fault.NotFound:
 		var input any
 		if len(e.Input) > 0 {
@@ -220,6 +222,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 		res = m.durable.Run(ctx, c.Plan(), engine.RunOptions{
 			ExecutionID: e.ID, Account: accountID, SessionID: e.SessionID, Input: input,
 			MaxExecutionTime: budget, MaxDataBytes: maxData, OnEvent: r.event, ParkAfter: m.cfg.ParkAfter,
+			GiveWay: m.giveWay(ctx, accountID),
 		})
 	default:
 		return settled{}, err

@@ -179,3 +179,15 @@ func LeaseLost(it Item) *fault.Error {
 		it.ID, it.Topic).WithDetail("itemId", it.ID).WithDetail("topic", it.Topic).
 		WithSuggestions("Extend leases before they run out; the item's work may be done twice, so keep it idempotent")
 }
+
+// Backlog is implemented by the queues that can say whether another group's
+// item waits. A consumer busy with one group's long work uses it to give
+// way between steps, so that one group's backlog delays another group's
+// first item by at most a step, not a whole item's work. The table queues
+// (SQLite, PostgreSQL) have it; NATS JetStream and Kafka hand items out in
+// log order and cannot see past it, so their consumers never give way.
+type Backlog interface {
+	// OthersWaiting says whether topic has a visible item whose group is
+	// not group.
+	OthersWaiting(ctx context.Context, topic, group string) (bool, error)
+}

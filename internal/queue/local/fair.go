@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/queue"
@@ -96,4 +97,22 @@ func markServed(tx *sqlite.Tx, topic string, groups []string, served []int) erro
 		}
 	}
 	return nil
+}
+
+// othersWaiting asks whether a group other than ?2 has a visible item: two
+// range scans of the index (topic, grp, visible_at, seq), one each side of
+// the group, reading the index alone.
+const othersWaiting = `SELECT EXISTS(SELECT 1 FROM queue_items WHERE topic = ?1 AND grp < ?2 AND visible_at <= ?3)
+	OR EXISTS(SELECT 1 FROM queue_items WHERE topic = ?1 AND grp > ?2 AND visible_at <= ?3)`
+
+// OthersWaiting implements queue.Backlog.
+func (q *Queue) OthersWaiting(ctx context.Context, topic, group string) (bool, error) {
+	if err := q.check(); err != nil {
+		return false, err
+	}
+	var waiting bool
+	if err := q.db.ReadRow(ctx, othersWaiting, topic, group, q.clock.Now().UnixMicro()).Scan(&waiting); err != nil {
+		return false, storeErr(err)
+	}
+	return waiting, nil
 }

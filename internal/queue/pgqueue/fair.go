@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/store/postgres"
 )
 
 // Fair leasing (queue.Message.Group), as in the local queue (whose fair.go
@@ -105,4 +106,21 @@ func markServed(ctx context.Context, tx pgx.Tx, topic string, groups []string, s
 		}
 	}
 	return nil
+}
+
+// OthersWaiting implements queue.Backlog: two range scans of the index
+// (topic, grp, visible_at, seq), one each side of the group.
+func (q *Queue) OthersWaiting(ctx context.Context, topic, group string) (bool, error) {
+	if err := q.check(); err != nil {
+		return false, err
+	}
+	var waiting bool
+	err := q.db.Read(ctx, func(c postgres.Querier) error {
+		return c.QueryRow(ctx, `SELECT EXISTS(SELECT 1 FROM queue_items WHERE topic = $1 AND grp < $2 AND visible_at <= $3)
+			OR EXISTS(SELECT 1 FROM queue_items WHERE topic = $1 AND grp > $2 AND visible_at <= $3)`, topic, group, q.now()).Scan(&waiting)
+	})
+	if err != nil {
+		return false, postgres.ReadError("the queue's items", err)
+	}
+	return waiting, nil
 }

@@ -58,3 +58,43 @@ func testFairGroups(t *testing.T, q queue.Queue) {
 		t.Fatalf("lease of 3 gave %s, want x1,y1,x2", s)
 	}
 }
+
+// testBacklog: a queue that says whether other groups wait (queue.Backlog)
+// counts only visible items of the other groups: not its own group's, not
+// one delayed, not one leased.
+func testBacklog(t *testing.T, q queue.Queue) {
+	b, ok := q.(queue.Backlog)
+	if !ok {
+		t.Skip("no queue.Backlog: its consumers never give way")
+	}
+	waiting := func(group string, want bool) {
+		t.Helper()
+		got, err := b.OthersWaiting(ctx, "backlog", group)
+		must(t, err)
+		if got != want {
+			t.Fatalf("OthersWaiting(%q) = %v, want %v", group, got, want)
+		}
+	}
+	waiting("alice", false) // an empty topic
+	for _, id := range []string{"a1", "a2"} {
+		_, err := q.Enqueue(ctx, queue.Message{Topic: "backlog", ID: id, Group: "alice"})
+		must(t, err)
+	}
+	_, err := q.Enqueue(ctx, queue.Message{Topic: "other", ID: "o1", Group: "zed"})
+	must(t, err)
+	waiting("alice", false) // its own items, and another topic's
+	waiting("bob", true)
+	waiting("zed", true)
+	_, err = q.Enqueue(ctx, queue.Message{Topic: "backlog", ID: "b1", Group: "bob", NotBefore: time.Now().Add(time.Hour)})
+	must(t, err)
+	waiting("alice", false) // bob's is not visible yet
+	_, err = q.Enqueue(ctx, queue.Message{Topic: "backlog", ID: "c1", Group: "carol"})
+	must(t, err)
+	waiting("alice", true)
+	waiting("carol", true) // alice's
+	if items := lease(t, q, "backlog", "w", 10, time.Minute); len(items) != 3 {
+		t.Fatalf("leased %s, want the three visible items", ids(items))
+	}
+	waiting("alice", false) // every visible item is leased
+	waiting("bob", false)
+}

@@ -49,6 +49,7 @@ func RunSuite(t *testing.T, s Suite) {
 		{"Bounds", testBounds},
 		{"Close", testClose},
 		{"FairGroups", testFairGroups},
+		{"Backlog", testBacklog},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
