@@ -1,7 +1,7 @@
 // Package vault resolves credential ids to secrets. Memory is the in-process
 // vault used by `sluice run --credential` and by tests; Sealed is the server's
 // vault: AES-256-GCM records under a keyring of master keys, kept by a Records
-// backend. Redactor scrubs secret values from text that leaves the process.
+// backend. Package redact scrubs secret values from what leaves the process.
 package vault
 
 import (
