@@ -226,6 +226,9 @@ func (inv *Invoker) authHeaders(ctx context.Context, e agenthttp.Entry) (http.He
 			return nil, nil, nil, fault.New(fe.Kind, "agent %s: credential %q of %s cannot be resolved: %s", e.Name, f.Secret.Ref(), f.Path, fe.Message).
 				WithDetail("agent", e.Name).WithCause(err)
 		}
+		if fe := checkBinding(f.Secret.Ref(), sec, e.URL); fe != nil {
+			return nil, nil, nil, fe.WithDetail("agent", e.Name)
+		}
 		v := sec.Value
 		if f.Path == "auth_config.token" && !strings.HasPrefix(strings.ToLower(v), "bearer ") {
 			v = "Bearer " + v

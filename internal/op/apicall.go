@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/internal/cache"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/vault/redact"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
@@ -427,6 +428,12 @@ func (a *apiCall) render(ctx context.Context, rc *RunContext) (*apiRequest, erro
 			}
 			return nil, fault.Typed(fault.PermissionDenied, fault.PermissionError, "credential %q is not available", id).
 				WithDetail("credentialId", id).WithCause(err)
+		}
+		// Validation refused a literal host outside the binding already; a
+		// plan compiled before the binding changed is caught here, before
+		// anything is sent.
+		if !policy.CredentialMaySend(s.Hosts, a.url.host, a.url.port) {
+			return nil, policy.CredentialHostDenied(id, s.Hosts, a.url.host, a.url.port)
 		}
 		val := s.Value
 		if s.Type == "bearer-token" {

@@ -58,3 +58,14 @@ func (m *Memory) Resolve(ctx context.Context, id string) (op.Secret, error) {
 	}
 	return s, nil
 }
+
+// BoundHosts implements op.HostBindings.
+func (m *Memory) BoundHosts(ctx context.Context, id string) ([]string, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	s, ok := m.secrets[id]
+	return s.Hosts, ok, nil
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -87,7 +88,7 @@ func TestSealedRoundTrip(t *testing.T) {
 		t.Fatalf("metadata %+v", md)
 	}
 	got, err := v.Resolve(ctx, "api-key-123")
-	if err != nil || got != (op.Secret{Type: "bearer-token", Value: secretValue}) {
+	if err != nil || !reflect.DeepEqual(got, op.Secret{Type: "bearer-token", Value: secretValue}) {
 		t.Fatalf("Resolve: %+v %v", got, err)
 	}
 	rec, _, _ := recs.Get(ctx, "api-key-123")
