@@ -24,9 +24,14 @@ func (r *Redactor) ScrubValue(v any) any {
 func (r *Redactor) scrubValue(v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		s := r.Scrub(x)
-		return s, s != x
+		if s := r.Scrub(x); s != x {
+			return s, true
+		}
+		return v, false // v itself: boxing the string again would allocate
 	case float64:
+		if !r.numeric {
+			return v, false
+		}
 		return r.scrubNumber(v, strconv.FormatFloat(x, 'f', -1, 64))
 	case json.Number:
 		return r.scrubNumber(v, string(x))
