@@ -1,9 +1,7 @@
 package capability
 
 import (
-	"context"
 	"net/url"
-	"time"
 
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/op"
@@ -11,17 +9,13 @@ import (
 	"github.com/sluicehq/sluice/protocol/a2s"
 )
 
-// bindingLookupTimeout bounds the look-up of one credential's binding when a
-// run is compiled; a look-up that fails leaves the check to send time.
-const bindingLookupTimeout = 5 * time.Second
-
 // checkBindings refuses, when a run is compiled, a service credential bound
 // to hosts other than the one it would be sent to: the API's server for a
 // token or key, the OAuth2 token endpoint for a client id and secret. The
 // ApiCall and the token fetch check again when they send.
 func checkBindings(env *op.Environment, t *a2s.Task, auth *serviceAuth, server string) error {
-	hb, ok := env.Deps().Vault.(op.HostBindings)
-	if !ok {
+	lookup := op.BindingLookup(env.Deps().Vault)
+	if lookup == nil {
 		return nil
 	}
 	for field, id := range auth.fields {
@@ -33,11 +27,9 @@ func checkBindings(env *op.Environment, t *a2s.Task, auth *serviceAuth, server s
 		if err != nil || u.Host == "" {
 			continue // the request or the token fetch reports it
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), bindingLookupTimeout)
-		hosts, _, err := hb.BoundHosts(ctx, id)
-		cancel()
+		hosts := lookup(id)
 		host, port := u.Hostname(), egress.PortOf(u.Scheme, u.Port())
-		if err == nil && !policy.CredentialMaySend(hosts, host, port) {
+		if !policy.CredentialMaySend(hosts, host, port) {
 			return policy.CredentialHostDenied(id, hosts, host, port).WithOp(t.ID.Value)
 		}
 	}

@@ -92,29 +92,7 @@ func (r *Runner) options(a Account, env *op.Environment) validate.Options {
 		limits.MaxLoopIterations = a.Limits.MaxLoopIterations
 	}
 	return validate.Options{Env: env, Permissions: &perms, Limits: limits, PrivateAllowed: r.private,
-		CredentialHosts: r.credentialHosts()}
-}
-
-// bindingLookupTimeout bounds validation's look-up of one credential's
-// binding; a look-up that fails leaves the check to send time.
-const bindingLookupTimeout = 5 * time.Second
-
-// credentialHosts reads bindings from the vault when it can tell them
-// without opening the credential (op.HostBindings); nil otherwise.
-func (r *Runner) credentialHosts() func(id string) []string {
-	hb, ok := r.base.Vault.(op.HostBindings)
-	if !ok {
-		return nil
-	}
-	return func(id string) []string {
-		ctx, cancel := context.WithTimeout(context.Background(), bindingLookupTimeout)
-		defer cancel()
-		hosts, _, err := hb.BoundHosts(ctx, id)
-		if err != nil {
-			return nil
-		}
-		return hosts
-	}
+		CredentialHosts: op.BindingLookup(r.base.Vault)}
 }
 
 // Validate checks a JSONL document for a. A valid document is compiled and
