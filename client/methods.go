@@ -125,12 +125,17 @@ func (c *Client) RevokeKey(ctx context.Context, id, keyID string) (*Key, error) 
 	return &k, c.Do(ctx, "DELETE", "/api/v1/admin/accounts/"+pathEscape(id)+"/keys/"+pathEscape(keyID), nil, &k)
 }
 
-// PutCredential stores a credential in the vault (admin).
-func (c *Client) PutCredential(ctx context.Context, id, typ, value, description string) (*Credential, error) {
+// PutCredential stores a credential in the vault (admin), bound to hosts
+// ("host", "host:port", "*.domain") when any are given: it is then sent to
+// no other host. Replacing a credential replaces its binding too.
+func (c *Client) PutCredential(ctx context.Context, id, typ, value, description string, hosts ...string) (*Credential, error) {
 	var m Credential
 	body := map[string]any{"type": typ, "value": value}
 	if description != "" {
 		body["description"] = description
+	}
+	if len(hosts) > 0 {
+		body["hosts"] = hosts
 	}
 	return &m, c.Do(ctx, "PUT", "/api/v1/admin/credentials/"+pathEscape(id), body, &m)
 }

@@ -101,6 +101,7 @@ type Credential struct {
 	ID          string    `json:"id"`
 	Type        string    `json:"type"`
 	Description string    `json:"description,omitempty"`
+	Hosts       []string  `json:"hosts"` // the hosts it may be sent to; empty: unbound
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 }

@@ -100,7 +100,7 @@ func (inv *Invoker) check(ctx context.Context, e agenthttp.Entry) (h Health) {
 	h.StatusCode = resp.StatusCode
 	h.Healthy = resp.StatusCode >= 200 && resp.StatusCode <= 299
 	if !h.Healthy {
-		h.Error = "answered " + statusText(resp.StatusCode) + suffix(scrub.Scrub(agenthttp.ErrorMessage(body, 256)))
+		h.Error = "answered " + statusText(resp.StatusCode) + suffix(scrub.ScrubText(agenthttp.ErrorMessage(scrub.ScrubJSON(body), 256)))
 	}
 	return h
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/vault"
+	"github.com/sluicehq/sluice/internal/vault/redact"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -96,7 +96,7 @@ type call struct {
 	body               []byte
 	header             http.Header
 	sensitive          []string
-	scrub              *vault.Redactor
+	scrub              *redact.Redactor
 }
 
 // Invoke sends a task to agent name and returns its output. input is a
@@ -213,7 +213,7 @@ func (inv *Invoker) prepare(ctx context.Context, name, taskID string, input json
 
 // authHeaders resolves the entry's credentials into headers, and returns
 // the header names that carry them and a redactor of their values.
-func (inv *Invoker) authHeaders(ctx context.Context, e agenthttp.Entry) (http.Header, []string, *vault.Redactor, error) {
+func (inv *Invoker) authHeaders(ctx context.Context, e agenthttp.Entry) (http.Header, []string, *redact.Redactor, error) {
 	h := http.Header{}
 	var names, values []string
 	for _, f := range e.Secrets() {
@@ -226,6 +226,9 @@ func (inv *Invoker) authHeaders(ctx context.Context, e agenthttp.Entry) (http.He
 			return nil, nil, nil, fault.New(fe.Kind, "agent %s: credential %q of %s cannot be resolved: %s", e.Name, f.Secret.Ref(), f.Path, fe.Message).
 				WithDetail("agent", e.Name).WithCause(err)
 		}
+		if fe := checkBinding(f.Secret.Ref(), sec, e.URL); fe != nil {
+			return nil, nil, nil, fe.WithDetail("agent", e.Name)
+		}
 		v := sec.Value
 		if f.Path == "auth_config.token" && !strings.HasPrefix(strings.ToLower(v), "bearer ") {
 			v = "Bearer " + v
@@ -237,7 +240,7 @@ func (inv *Invoker) authHeaders(ctx context.Context, e agenthttp.Entry) (http.He
 		names = append(names, f.Header)
 		values = append(values, sec.Value)
 	}
-	return h, names, vault.NewRedactor(values...), nil
+	return h, names, redact.New(values...), nil
 }
 
 // result is a failed attempt: what to report and what to do.
@@ -281,7 +284,7 @@ func (inv *Invoker) attempt(ctx context.Context, c *call, n int) (json.RawMessag
 	case agenthttp.Parse:
 		return inv.parse(c, code, raw)
 	case agenthttp.Retry:
-		msg := c.scrub.Scrub(agenthttp.ErrorMessage(raw, 0))
+		msg := c.scrub.ScrubText(agenthttp.ErrorMessage(c.scrub.ScrubJSON(raw), 0))
 		if code == http.StatusTooManyRequests {
 			after, _ := agenthttp.ParseRetryAfter(resp.Header.Get("Retry-After"), inv.o.Clock.Now())
 			fe := fault.New(fault.RateLimited, "agent %s answered %s%s", c.name, statusText(code), suffix(msg)).
@@ -291,7 +294,7 @@ func (inv *Invoker) attempt(ctx context.Context, c *call, n int) (json.RawMessag
 		return nil, &result{err: upstream(c.name, "answered %s%s", statusText(code), suffix(msg)).WithDetail("statusCode", code),
 			retry: true, counts: true}
 	}
-	msg := c.scrub.Scrub(agenthttp.ErrorMessage(raw, 0))
+	msg := c.scrub.ScrubText(agenthttp.ErrorMessage(c.scrub.ScrubJSON(raw), 0))
 	if code >= 300 && code < 400 {
 		msg = "a redirect, which is not followed; register the URL it points to"
 	}
@@ -311,22 +314,20 @@ func (inv *Invoker) parse(c *call, code int, raw []byte) (json.RawMessage, *resu
 				why = "field " + ae.Path + " " + why
 			}
 		}
-		return nil, &result{err: upstream(c.name, "answered %s with a body that is not a valid task response: %s", statusText(code), c.scrub.Scrub(why)).
+		return nil, &result{err: upstream(c.name, "answered %s with a body that is not a valid task response: %s", statusText(code), c.scrub.ScrubText(why)).
 			WithDetail("statusCode", code).WithSuggestions("The agent must answer {\"task_id\", \"status\", \"output\", \"error\"} as JSON"),
 			counts: true}
 	}
 	if r.TaskID != c.taskID {
-		return nil, &result{err: upstream(c.name, "answered for task_id %s, not %s", quote(c.scrub.Scrub(r.TaskID)), quote(c.taskID)).
+		return nil, &result{err: upstream(c.name, "answered for task_id %s, not %s", quote(c.scrub.ScrubText(r.TaskID)), quote(c.taskID)).
 			WithDetail("statusCode", code), counts: true}
 	}
 	if r.Failed() {
-		return nil, &result{err: upstream(c.name, "reported an error: %s", c.scrub.Scrub(clip(r.ErrorText()))).
+		return nil, &result{err: upstream(c.name, "reported an error: %s", clip(c.scrub.ScrubText(r.ErrorText()))).
 			WithDetail("statusCode", code).WithDetail("status", "error"), agentAnswered: true}
 	}
-	if c.scrub.Len() > 0 {
-		return c.scrub.ScrubBytes(r.Output), nil
-	}
-	return r.Output, nil
+	// Decoded, so that a secret spelled with JSON \u escapes is found too.
+	return c.scrub.ScrubJSON(r.Output), nil
 }
 
 // transportFailure classifies an error of sending or reading.
@@ -352,7 +353,7 @@ func (inv *Invoker) transportFailure(ctx, actx context.Context, c *call, err err
 		return &result{err: fault.New(fault.Timeout, "agent %s did not answer within its timeout of %s", c.name, c.entry.Timeout).
 			WithDetail("agent", c.name).WithCause(cause), retry: true, counts: true}
 	}
-	return &result{err: fault.New(fault.Unavailable, "agent %s cannot be reached: %s", c.name, c.scrub.Scrub(cause.Error())).
+	return &result{err: fault.New(fault.Unavailable, "agent %s cannot be reached: %s", c.name, c.scrub.ScrubText(cause.Error())).
 		WithDetail("agent", c.name).WithCause(cause), retry: true, counts: true}
 }
 

@@ -98,11 +98,15 @@ func (r *Registry) Register(ctx context.Context, e agenthttp.Entry) (agenthttp.E
 		if !f.Secret.IsRef() {
 			continue
 		}
-		if _, err := r.o.Vault.Resolve(ctx, f.Secret.Ref()); err != nil {
+		sec, err := r.o.Vault.Resolve(ctx, f.Secret.Ref())
+		if err != nil {
 			fe := fault.From(err)
 			return agenthttp.Entry{}, false, fault.New(fault.Invalid, "agent entry: field %s: vault credential %q cannot be used: %s",
 				f.Path, f.Secret.Ref(), fe.Message).WithDetail("field", f.Path).WithCause(err).
 				WithSuggestions("Store the credential first (sluice vault put), or give the value and let the registry store it")
+		}
+		if fe := checkBinding(f.Secret.Ref(), sec, e.URL); fe != nil {
+			return agenthttp.Entry{}, false, fe.WithDetail("field", f.Path)
 		}
 	}
 
@@ -141,8 +145,9 @@ func (r *Registry) Register(ctx context.Context, e agenthttp.Entry) (agenthttp.E
 		case "auth_config.key":
 			typ = "api-key"
 		}
+		// Bound to the agent's endpoint: the value was given for it alone.
 		if _, err := r.o.Vault.Put(ctx, vault.Entry{ID: id, Type: typ, Description: "agent " + e.Name + ": " + f.Path,
-			Value: vault.NewPlaintext(f.Secret.Reveal())}); err != nil {
+			Hosts: bindingOf(e.URL), Value: vault.NewPlaintext(f.Secret.Reveal())}); err != nil {
 			undo()
 			return agenthttp.Entry{}, false, err
 		}

@@ -1,12 +1,15 @@
 package agent_test
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -18,7 +21,7 @@ import (
 // get them into an error, a log line or the output.
 func TestSecretsNeverLeak(t *testing.T) {
 	const tok = "tok-SUPERSECRET-0042"
-	modes := []string{"401", "503", "status-error", "wrong-task", "output", "not-json", "task-in-body"}
+	modes := []string{"401", "503", "status-error", "wrong-task", "output", "output-encoded", "not-json", "task-in-body"}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
 			e := newEnv(t)
@@ -41,6 +44,11 @@ func TestSecretsNeverLeak(t *testing.T) {
 					fmt.Fprintf(w, `{"task_id":%q,"status":"success"}`, got)
 				case "output":
 					fmt.Fprintf(w, `{"task_id":%q,"status":"success","output":{"seen":%q,"raw":%q}}`, req.TaskID, got, tok)
+				case "output-encoded":
+					// The header in the encodings an upstream may echo it in,
+					// and the token spelled with JSON \u escapes.
+					fmt.Fprintf(w, `{"task_id":%q,"status":"success","output":{"b64":%q,"hex":%q,"url":%q,"u":"%s"}}`, req.TaskID,
+						base64.StdEncoding.EncodeToString([]byte(got)), hex.EncodeToString([]byte(got)), url.QueryEscape(got), escapeAll(tok))
 				case "not-json":
 					fmt.Fprintf(w, `%s is what you sent`, got)
 				case "task-in-body":
@@ -54,12 +62,19 @@ func TestSecretsNeverLeak(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, err := e.inv.Invoke(ctx, "echoer", "task-1", nil, "")
-			if mode == "output" {
+			if strings.HasPrefix(mode, "output") {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if strings.Contains(string(out), "SUPERSECRET") || !json.Valid(out) {
-					t.Fatalf("output: %s", out)
+				var decoded any
+				if err := json.Unmarshal(out, &decoded); err != nil {
+					t.Fatalf("output %s: %v", out, err)
+				}
+				d, _ := json.Marshal(decoded)
+				for _, f := range []string{"SUPERSECRET", base64.StdEncoding.EncodeToString([]byte(tok))[4:20], hex.EncodeToString([]byte(tok)), url.QueryEscape(tok)} {
+					if strings.Contains(string(out), f) || strings.Contains(string(d), f) {
+						t.Fatalf("output holds %q: %s", f, out)
+					}
 				}
 				return
 			}
@@ -82,4 +97,13 @@ func TestSecretsNeverLeak(t *testing.T) {
 			}
 		})
 	}
+}
+
+// escapeAll writes every character of s as a JSON \u escape.
+func escapeAll(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
 }

@@ -188,6 +188,9 @@ func (c *Compiled) requestOp(t *a2s.Task) (*requestOp, error) {
 				auth.scopes = append(auth.scopes, sc.Value)
 			}
 		}
+		if err := checkBindings(c.opts.Env, t, auth, oop.server); err != nil {
+			return nil, err
+		}
 		rop.creds = auth
 	}
 	return rop, nil

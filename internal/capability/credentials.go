@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -153,6 +154,15 @@ func (c *TokenCache) token(ctx context.Context, d *op.Deps, account, tokenURL, i
 	secret, err := d.Vault.Resolve(ctx, secretRef)
 	if err != nil {
 		return "", err
+	}
+	host, port := u.Hostname(), egress.PortOf(u.Scheme, u.Port())
+	for _, c := range []struct {
+		ref string
+		sec op.Secret
+	}{{idRef, id}, {secretRef, secret}} {
+		if !policy.CredentialMaySend(c.sec.Hosts, host, port) {
+			return "", policy.CredentialHostDenied(c.ref, c.sec.Hosts, host, port)
+		}
 	}
 	form := url.Values{"grant_type": {"client_credentials"}}
 	if len(scopes) > 0 {

@@ -318,10 +318,17 @@ func newVaultCmd(io Stdio) *cobra.Command {
 	af.register(cmd)
 
 	var typ, desc, value string
+	var hosts []string
 	putCmd := &cobra.Command{
-		Use:   "put ID --type TYPE [--description D] [--value @FILE|env:VAR]",
+		Use:   "put ID --type TYPE [--host H]... [--description D] [--value @FILE|env:VAR]",
 		Short: "Store a credential; the value is read from stdin unless --value names a file or variable",
-		Args:  cobra.ExactArgs(1),
+		Long: "Store a credential; the value is read from stdin unless --value names a file or variable.\n\n" +
+			"--host binds the credential to a host (host, host:port or *.domain; repeat it for more): it is then\n" +
+			"sent to no other host, whatever an account's grants allow, and a workflow that would send it\n" +
+			"elsewhere is refused. Bind every credential to the hosts it is for: an unbound one goes to any\n" +
+			"host its accounts may reach, where an upstream could echo it back in a form scrubbing misses.\n" +
+			"Replacing a credential replaces its binding: give --host again.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if typ == "" {
 				return fail(ExitInvalid, "--type is required (e.g. bearer-token, api-key, basic)")
@@ -349,7 +356,7 @@ func newVaultCmd(io Stdio) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := c.PutCredential(cmd.Context(), args[0], typ, v, desc)
+			m, err := c.PutCredential(cmd.Context(), args[0], typ, v, desc, hosts...)
 			if err != nil {
 				return serverError(err)
 			}
@@ -359,6 +366,7 @@ func newVaultCmd(io Stdio) *cobra.Command {
 	putCmd.Flags().StringVar(&typ, "type", "", "credential type: bearer-token (sent as Bearer <value>), api-key, basic, ...")
 	putCmd.Flags().StringVar(&desc, "description", "", "a description")
 	putCmd.Flags().StringVar(&value, "value", "", "@FILE or env:VAR holding the value (default: stdin)")
+	putCmd.Flags().StringArrayVar(&hosts, "host", nil, "a host the credential may be sent to: host, host:port or *.domain (repeatable; recommended)")
 
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List credentials (never their values)", Args: cobra.NoArgs,

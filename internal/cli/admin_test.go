@@ -69,6 +69,22 @@ func TestAccountsAndVaultCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "bearer-token") || strings.Contains(out, secret) {
 		t.Fatalf("vault list: %d %s", code, out)
 	}
+	if !strings.Contains(out, `"hosts": []`) {
+		t.Fatalf("an unbound credential lists no hosts: %s", out)
+	}
+	// --host binds it; the binding shows in the answer and the list.
+	code, out, errOut = sluice(t, secret+"\n", "vault", "put", "bound", "--type", "api-key", "--host", "API.example.com", "--host", "uploads.example.com:8443")
+	if code != 0 || !strings.Contains(out, `"api.example.com"`) || !strings.Contains(out, `"uploads.example.com:8443"`) {
+		t.Fatalf("vault put --host: %d %s %s", code, out, errOut)
+	}
+	code, out, _ = sluice(t, "", "vault", "list")
+	if code != 0 || !strings.Contains(out, `"uploads.example.com:8443"`) {
+		t.Fatalf("vault list with a bound credential: %d %s", code, out)
+	}
+	code, _, errOut = sluice(t, secret+"\n", "vault", "put", "star", "--type", "api-key", "--host", "*")
+	if code != cli.ExitFailed || !strings.Contains(errOut, "hosts[0]") {
+		t.Fatalf("vault put --host '*': %d %s", code, errOut)
+	}
 	code, _, errOut = sluice(t, "", "vault", "put", "x", "--type", "api-key", "--value", "plain-text")
 	if code != cli.ExitInvalid || strings.Contains(errOut, "plain-text") {
 		t.Fatalf("a value on the command line: %d %s", code, errOut)

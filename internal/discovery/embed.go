@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sluicehq/sluice/internal/vault/redact"
 )
 
 // Embedder turns texts into vectors, one per text, in order.
@@ -109,7 +111,7 @@ func (c *OpenAIEmbedder) embedBatch(ctx context.Context, texts []string) ([][]fl
 		return nil, fmt.Errorf("embeddings: the answer of %s is over %d bytes", url, limit)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("embeddings: %s answered %d: %s", url, resp.StatusCode, c.redact(errorMessage(data)))
+		return nil, fmt.Errorf("embeddings: %s answered %d: %s", url, resp.StatusCode, c.redact(errorMessage(c.redactor().ScrubJSON(data))))
 	}
 	vecs, err := DecodeEmbeddings(data, len(texts))
 	if err != nil {
@@ -118,12 +120,16 @@ func (c *OpenAIEmbedder) embedBatch(ctx context.Context, texts []string) ([][]fl
 	return vecs, nil
 }
 
-// redact removes the API key from a message, should an endpoint echo it.
-func (c *OpenAIEmbedder) redact(s string) string {
+// redact removes the API key, in every form the redactor knows, from a
+// message, should an endpoint echo it.
+func (c *OpenAIEmbedder) redact(s string) string { return c.redactor().ScrubText(s) }
+
+// redactor is the scrubber of the API key (nil: none to scrub).
+func (c *OpenAIEmbedder) redactor() *redact.Redactor {
 	if c.APIKey == "" {
-		return s
+		return nil
 	}
-	return strings.ReplaceAll(s, c.APIKey, "[redacted]")
+	return redact.New(c.APIKey)
 }
 
 // errorMessage is the message of an OpenAI-style error body, or the start

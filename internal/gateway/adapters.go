@@ -20,7 +20,7 @@ import (
 type vaultRecords struct{ st store.Credentials }
 
 func (v vaultRecords) Put(ctx context.Context, r vault.Record) error {
-	_, err := v.st.PutCredential(ctx, store.Credential{ID: r.ID, Type: r.Type, Description: r.Description,
+	_, err := v.st.PutCredential(ctx, store.Credential{ID: r.ID, Type: r.Type, Description: r.Description, Hosts: r.Hosts,
 		MasterKeyID: r.KeyID, Nonce: r.Nonce, Ciphertext: r.Ciphertext, CreatedAt: r.Created, UpdatedAt: r.Updated})
 	return err
 }
@@ -37,7 +37,7 @@ func (v vaultRecords) Get(ctx context.Context, id string) (vault.Record, bool, e
 }
 
 func recordOf(c store.Credential) vault.Record {
-	return vault.Record{ID: c.ID, Type: c.Type, Description: c.Description, KeyID: c.MasterKeyID,
+	return vault.Record{ID: c.ID, Type: c.Type, Description: c.Description, Hosts: c.Hosts, KeyID: c.MasterKeyID,
 		Nonce: c.Nonce, Ciphertext: c.Ciphertext, Created: c.CreatedAt, Updated: c.UpdatedAt}
 }
 

@@ -193,7 +193,8 @@ func (s *Server) adminKeysRevoke(ctx context.Context, c *Call, w *e2a.StreamWrit
 
 func (s *Server) adminCredentialsPut(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
 	p := newParams(c.Env.Params)
-	e := vault.Entry{ID: p.RequiredString("id"), Type: p.RequiredString("type"), Description: p.String("description")}
+	e := vault.Entry{ID: p.RequiredString("id"), Type: p.RequiredString("type"), Description: p.String("description"),
+		Hosts: p.Strings("hosts")}
 	value := p.RequiredString("value")
 	if err := p.Done(); err != nil {
 		return err

@@ -20,6 +20,8 @@ import (
 	"github.com/sluicehq/sluice/internal/cache"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/vault/redact"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -64,9 +66,6 @@ const (
 	apiMaxRequestBody = 10 << 20
 	// apiMaxRetryAfter bounds the server's Retry-After hint.
 	apiMaxRetryAfter = time.Hour
-	// apiMinScrub is the shortest secret value scrubbed from responses: shorter
-	// values would match all over ordinary text and are not secrets anyway.
-	apiMinScrub = 4
 )
 
 var apiMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch}
@@ -93,6 +92,7 @@ type apiCall struct {
 	sensitive  egress.Sensitive // what a redirect to another origin must not carry
 	jsonCTBody bool             // a Content-Type header is given and says JSON (literal headers only)
 	maxResp    int64            // the operation's maxResponseBytes; 0: the server's limit
+	redactors  redactorMemo
 }
 
 type apiHeader struct {
@@ -300,8 +300,8 @@ type apiRequest struct {
 	scope    string // scheme://host:port/path, the cache scope (no query)
 	header   http.Header
 	body     []byte
-	cacheKey string   // "" when not cached
-	secrets  []string // values sent, scrubbed from anything shown
+	cacheKey string           // "" when not cached
+	redactor *redact.Redactor // of the credential values sent: scrubs anything shown
 }
 
 // Run sends the request once; the engine retries errors marked retryable.
@@ -424,6 +424,7 @@ func (a *apiCall) render(ctx context.Context, rc *RunContext) (*apiRequest, erro
 	req.scope = a.url.scheme + "://" + net.JoinHostPort(a.url.host, a.url.port) + path
 
 	creds := map[string]string{}
+	var values []string
 	for _, id := range a.credIDs {
 		if !a.d.Permissions.AllowsCredential(id) { // checked at build; a grant may be narrower now
 			return nil, fault.Typed(fault.PermissionDenied, fault.PermissionError, "credential %q is not permitted for this account", id).
@@ -441,15 +442,20 @@ func (a *apiCall) render(ctx context.Context, rc *RunContext) (*apiRequest, erro
 			return nil, fault.Typed(fault.PermissionDenied, fault.PermissionError, "credential %q is not available", id).
 				WithDetail("credentialId", id).WithCause(err)
 		}
+		// Validation refused a literal host outside the binding already; a
+		// plan compiled before the binding changed is caught here, before
+		// anything is sent.
+		if !policy.CredentialMaySend(s.Hosts, a.url.host, a.url.port) {
+			return nil, policy.CredentialHostDenied(id, s.Hosts, a.url.host, a.url.port)
+		}
 		val := s.Value
 		if s.Type == "bearer-token" {
 			val = "Bearer " + s.Value
 		}
 		creds[id] = val
-		if len(s.Value) >= apiMinScrub {
-			req.secrets = append(req.secrets, s.Value)
-		}
+		values = append(values, s.Value)
 	}
+	req.redactor = a.redactors.of(values)
 
 	// keyParts is the request as the cache sees it: credentials by id only.
 	// It is built only when the result may be cached.
@@ -567,13 +573,9 @@ func (a *apiCall) decode(resp *http.Response, req *apiRequest, ctx, attemptCtx c
 				WithDetail("statusCode", resp.StatusCode).WithCause(err).
 				WithSuggestions("Check that the endpoint returns JSON, or that its Content-Type is right")
 		}
-		if len(req.secrets) > 0 {
-			v, _ = scrubValue(v, req.secrets)
-		}
-		return v, nil
+		return req.redactor.ScrubValue(v), nil
 	}
-	text := strings.ToValidUTF8(string(body), "\uFFFD")
-	return scrubText(text, req.secrets), nil
+	return req.redactor.ScrubText(strings.ToValidUTF8(string(body), "\uFFFD")), nil
 }
 
 // target names the request for messages: method and URL without the query.

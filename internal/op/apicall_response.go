@@ -1,12 +1,8 @@
 package op
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +21,7 @@ import (
 func (a *apiCall) statusFault(resp *http.Response, req *apiRequest, rc *RunContext) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, apiErrorBodyRead))
 	io.Copy(io.Discard, io.LimitReader(resp.Body, apiErrorBodyRead)) // let the connection be reused
-	text := quote(scrubText(strings.ToValidUTF8(string(raw), "\uFFFD"), req.secrets), apiErrorQuote)
+	text := quote(req.redactor.ScrubText(strings.ToValidUTF8(string(raw), "\uFFFD")), apiErrorQuote)
 	code := resp.StatusCode
 	fe := fault.Typed(fault.Upstream, fault.ExecutionError, "API call failed: %s answered HTTP %d", a.target(req), code).
 		WithDetail("statusCode", code).WithDetail("response", text)
@@ -122,85 +118,6 @@ func cacheTTL(h http.Header, def time.Duration) time.Duration {
 		}
 	}
 	return ttl
-}
-
-// scrubText replaces every secret, as sent and in its usual encodings, with
-// [REDACTED].
-func scrubText(s string, secrets []string) string {
-	for _, sec := range secrets {
-		for _, form := range secretForms(sec) {
-			if strings.Contains(s, form) {
-				s = strings.ReplaceAll(s, form, "[REDACTED]")
-			}
-		}
-	}
-	return s
-}
-
-// secretForms are the spellings of a secret an upstream may echo back: as is,
-// JSON-escaped (with and without HTML escaping), URL-escaped.
-func secretForms(sec string) []string {
-	forms := []string{sec}
-	add := func(f string) {
-		if f != "" && !slices.Contains(forms, f) {
-			forms = append(forms, f)
-		}
-	}
-	if b, err := json.Marshal(sec); err == nil {
-		add(string(b[1 : len(b)-1]))
-	}
-	var b bytes.Buffer
-	if tplWriteJSON(&b, sec) == nil {
-		add(strings.Trim(b.String(), `"`))
-	}
-	add(url.QueryEscape(sec))
-	add(url.PathEscape(sec))
-	return forms
-}
-
-// scrubValue scrubs the strings (and keys) of a decoded JSON value, copying only
-// the containers that change.
-func scrubValue(v any, secrets []string) (any, bool) {
-	switch x := v.(type) {
-	case string:
-		s := scrubText(x, secrets)
-		return s, s != x
-	case []any:
-		var out []any
-		for i, e := range x {
-			if ne, changed := scrubValue(e, secrets); changed {
-				if out == nil {
-					out = append([]any(nil), x...)
-				}
-				out[i] = ne
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
-	case map[string]any:
-		var out map[string]any
-		for k, e := range x {
-			nk := scrubText(k, secrets)
-			ne, changed := scrubValue(e, secrets)
-			if changed || nk != k {
-				if out == nil {
-					out = make(map[string]any, len(x))
-					for k2, e2 := range x {
-						out[k2] = e2
-					}
-				}
-				delete(out, k)
-				out[nk] = ne
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
-	}
-	return v, false
 }
 
 // quote truncates s to at most n bytes on a rune boundary, marking the cut.

@@ -75,6 +75,9 @@ func DefaultLimits() Limits {
 type Secret struct {
 	Type  string // bearer-token is sent as "Bearer <value>", others as is
 	Value string
+	// Hosts are the hosts it may be sent to (policy.CredentialMaySend);
+	// empty: unbound, as every record of earlier versions.
+	Hosts []string
 }
 
 // String, GoString, LogValue and MarshalJSON show the type only, so a Secret
@@ -95,6 +98,14 @@ func (s Secret) MarshalJSON() ([]byte, error) {
 // Vault resolves credential ids to secrets. Callers check the account's grant first.
 type Vault interface {
 	Resolve(ctx context.Context, id string) (Secret, error)
+}
+
+// HostBindings is what a vault tells of the hosts a credential is bound to
+// without opening it: validation asks it to refuse a workflow that would send
+// a bound credential elsewhere before anything runs. ok is false for an
+// unknown id; hosts are empty for an unbound credential.
+type HostBindings interface {
+	BoundHosts(ctx context.Context, id string) (hosts []string, ok bool, err error)
 }
 
 // Area says where StoreData and LoadData keep a key.

@@ -56,8 +56,14 @@ func (p Permissions) AllowsCredential(id string) bool {
 // "*.domain" any subdomain of domain (not domain itself). Names compare without
 // case and without a trailing dot.
 func (p Permissions) AllowsHost(host, port string) bool {
+	return hostListAllows(p.Hosts, host, port)
+}
+
+// hostListAllows is the one matcher of host lists: account grants and
+// credential bindings.
+func hostListAllows(list []string, host, port string) bool {
 	host = normalizeHost(host)
-	for _, g := range p.Hosts {
+	for _, g := range list {
 		if g == "*" {
 			return true
 		}

@@ -167,6 +167,14 @@ func CheckCredential(c Credential) error {
 	if err := CheckText("credential master key id", c.MasterKeyID, MaxNameBytes, true); err != nil {
 		return err
 	}
+	if len(c.Hosts) > MaxCredentialHosts {
+		return invalid("credential hosts", "%d hosts, over the limit of %d", len(c.Hosts), MaxCredentialHosts)
+	}
+	for _, h := range c.Hosts {
+		if h == "" || len(h) > MaxNameBytes || strings.ContainsFunc(h, unicode.IsSpace) {
+			return invalid("credential hosts", "%q is not a host", h)
+		}
+	}
 	if err := CheckBytes("credential nonce", c.Nonce, MaxNameBytes, false); err != nil {
 		return err
 	}
@@ -463,4 +471,16 @@ func truncate(s string) string {
 		return strings.ToValidUTF8(s[:64], "") + "…"
 	}
 	return s
+}
+
+// JoinHosts is how a credential's hosts are stored: one text column, space
+// separated (a host holds no space), "" when unbound.
+func JoinHosts(hosts []string) string { return strings.Join(hosts, " ") }
+
+// SplitHosts reads JoinHosts' text back; nil when unbound.
+func SplitHosts(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Fields(s)
 }

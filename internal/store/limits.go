@@ -17,6 +17,9 @@ const (
 	MaxKeyHashBytes   = 128
 	MaxCredentialSize = 1 << 20 // nonce + ciphertext
 	MaxCredentials    = 100_000
+	// MaxCredentialHosts is policy.MaxCredentialHosts, the hosts one
+	// credential may be bound to.
+	MaxCredentialHosts = 100
 
 	MaxPermissionsBytes = 1 << 20
 	MaxLimitsBytes      = 64 << 10

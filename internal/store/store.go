@@ -138,6 +138,7 @@ type Credential struct {
 	ID          string
 	Type        string
 	Description string
+	Hosts       []string // the hosts it is bound to, canonical; empty: unbound
 	MasterKeyID string
 	Nonce       []byte // empty in lists
 	Ciphertext  []byte // empty in lists
@@ -156,7 +157,8 @@ type Credentials interface {
 	// AllCredentials returns every record with its ciphertext, for master-key
 	// rotation (at most MaxCredentials exist).
 	AllCredentials(ctx context.Context) ([]Credential, error)
-	// RotateCredentials replaces the nonce, ciphertext and master key id of the
+	// RotateCredentials replaces the nonce, ciphertext and master key id (not
+	// the hosts, which are sealed with the value) of the
 	// given records in one transaction. Each must be unchanged since it was read
 	// (same UpdatedAt as AllCredentials gave); otherwise nothing is written and
 	// the error is a Conflict naming the record. Deleted records are NotFound.

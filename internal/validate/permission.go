@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
@@ -39,6 +40,7 @@ func checkPermissions(ids []string, nodes map[string]*node, o Options, c *collec
 		}
 		for _, cr := range n.creds {
 			if o.Permissions.AllowsCredential(cr.id) {
+				checkBinding(n, cr, o, c)
 				continue
 			}
 			c.err(forbidden(n, cr.at, "credential %s is not permitted for this account", cr.id).
@@ -47,6 +49,22 @@ func checkPermissions(ids []string, nodes map[string]*node, o Options, c *collec
 					"Use a credential listed in availableCredentials of /api/v1/capabilities, or ask an administrator to grant "+cr.id,
 				)...))
 		}
+	}
+}
+
+// checkBinding refuses a credential bound to hosts in an ApiCall whose
+// literal host is not one of them. A host known only at run time is checked
+// when the request is sent.
+func checkBinding(n *node, cr credUse, o Options, c *collector) {
+	if o.CredentialHosts == nil {
+		return
+	}
+	host, port, _, ok := literalHost(n.url)
+	if !ok {
+		return
+	}
+	if hosts := o.CredentialHosts(cr.id); !policy.CredentialMaySend(hosts, host, port) {
+		c.err(policy.CredentialHostDenied(cr.id, hosts, host, port).WithOp(n.id).At(n.line, cr.at))
 	}
 }
 

@@ -33,6 +33,11 @@ type Options struct {
 	PrivateAllowed func(host, port string) bool
 	// Limits bound the workflow; zero fields take the defaults of RESOLUTIONS.
 	Limits Limits
+	// CredentialHosts returns the hosts a credential is bound to (empty:
+	// unbound or unknown), so that a bound credential sent to a literal host
+	// outside its binding is refused here. May be nil: the send-time check
+	// (which also covers plans compiled before a binding changed) remains.
+	CredentialHosts func(id string) []string
 }
 
 // Limits are the workflow limits validation enforces.

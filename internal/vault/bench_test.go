@@ -2,7 +2,6 @@ package vault_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/clock"
@@ -32,27 +31,4 @@ func BenchmarkResolve(b *testing.B) {
 			}
 		})
 	}
-}
-
-// BenchmarkRedactor is the cost of scrubbing a 4 KiB upstream error body for
-// three secrets (building the redactor included, as an engine would per
-// execution, and without).
-func BenchmarkRedactor(b *testing.B) {
-	body := strings.Repeat("upstream said something unhelpful about the request; ", 80)[:4096]
-	secrets := []string{secretValue, "another-secret-value-999", "user:password-1234"}
-	b.Run("scrub", func(b *testing.B) {
-		r := vault.NewRedactor(secrets...)
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = r.Scrub(body)
-		}
-	})
-	b.Run("build+scrub", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = vault.NewRedactor(secrets...).Scrub(body)
-		}
-	})
 }

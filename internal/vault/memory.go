@@ -1,7 +1,7 @@
 // Package vault resolves credential ids to secrets. Memory is the in-process
 // vault used by `sluice run --credential` and by tests; Sealed is the server's
 // vault: AES-256-GCM records under a keyring of master keys, kept by a Records
-// backend. Redactor scrubs secret values from text that leaves the process.
+// backend. Package redact scrubs secret values from what leaves the process.
 package vault
 
 import (
@@ -57,4 +57,15 @@ func (m *Memory) Resolve(ctx context.Context, id string) (op.Secret, error) {
 		return op.Secret{}, unavailable(id)
 	}
 	return s, nil
+}
+
+// BoundHosts implements op.HostBindings.
+func (m *Memory) BoundHosts(ctx context.Context, id string) ([]string, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	s, ok := m.secrets[id]
+	return s.Hosts, ok, nil
 }

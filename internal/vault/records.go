@@ -11,14 +11,15 @@ import (
 
 // Record is one credential as it is stored: sealed. Nothing in it is secret on
 // its own; the value is recoverable only with the master key named by KeyID,
-// and only under the same ID and Type (they are the AEAD's additional data).
+// and only under the same ID, Type and Hosts (the AEAD's additional data).
 type Record struct {
 	ID          string
 	Type        string
 	Description string
-	KeyID       string // the master key it was sealed with
-	Nonce       []byte // 12 random bytes, fresh for every sealing
-	Ciphertext  []byte // AES-256-GCM output, tag included
+	Hosts       []string // canonical (policy.NormalizeCredentialHosts); empty: unbound
+	KeyID       string   // the master key it was sealed with
+	Nonce       []byte   // 12 random bytes, fresh for every sealing
+	Ciphertext  []byte   // AES-256-GCM output, tag included
 	Created     time.Time
 	Updated     time.Time
 }
@@ -131,5 +132,6 @@ func (m *MemoryRecords) Reseal(ctx context.Context, swaps []Swap) (int, error) {
 func (r Record) clone() Record {
 	r.Nonce = bytes.Clone(r.Nonce)
 	r.Ciphertext = bytes.Clone(r.Ciphertext)
+	r.Hosts = slices.Clone(r.Hosts)
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -12,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/policy"
 )
 
 // Bounds of an entry.
@@ -52,7 +54,11 @@ type Sealed struct {
 	writes sync.Mutex
 }
 
-var _ op.Vault = (*Sealed)(nil)
+var (
+	_ op.Vault        = (*Sealed)(nil)
+	_ op.HostBindings = (*Sealed)(nil)
+	_ op.HostBindings = (*Memory)(nil)
+)
 
 // NewSealed makes a vault over recs sealing with ring.
 func NewSealed(recs Records, ring *Keyring, opts Options) *Sealed {
@@ -75,10 +81,13 @@ func NewSealed(recs Records, ring *Keyring, opts Options) *Sealed {
 // Entry is a credential to store. Its Value is a Plaintext, which never
 // prints; the JSON form is what the admin API takes.
 type Entry struct {
-	ID          string    `json:"id"`
-	Type        string    `json:"type"` // e.g. bearer-token (sent as "Bearer <value>"), api-key
-	Description string    `json:"description,omitempty"`
-	Value       Plaintext `json:"value"`
+	ID          string `json:"id"`
+	Type        string `json:"type"` // e.g. bearer-token (sent as "Bearer <value>"), api-key
+	Description string `json:"description,omitempty"`
+	// Hosts bind the credential to the hosts ("host", "host:port",
+	// "*.domain") it may be sent to; empty: unbound (not recommended).
+	Hosts []string  `json:"hosts,omitempty"`
+	Value Plaintext `json:"value"`
 }
 
 // Metadata is what the admin API may show of a credential: never its value.
@@ -86,19 +95,28 @@ type Metadata struct {
 	ID          string    `json:"id"`
 	Type        string    `json:"type"`
 	Description string    `json:"description"`
+	Hosts       []string  `json:"hosts"` // [] when unbound
 	KeyID       string    `json:"key_id"`
 	Created     time.Time `json:"created_at"`
 	Updated     time.Time `json:"updated_at"`
 }
 
 func metadataOf(r Record) Metadata {
-	return Metadata{ID: r.ID, Type: r.Type, Description: r.Description, KeyID: r.KeyID, Created: r.Created, Updated: r.Updated}
+	hosts := slices.Clone(r.Hosts)
+	if hosts == nil {
+		hosts = []string{}
+	}
+	return Metadata{ID: r.ID, Type: r.Type, Description: r.Description, Hosts: hosts, KeyID: r.KeyID, Created: r.Created, Updated: r.Updated}
 }
 
 // Put seals e under the current master key and stores it, replacing any entry
 // with the same id (whose creation time is kept).
 func (s *Sealed) Put(ctx context.Context, e Entry) (Metadata, error) {
 	if err := validateEntry(e); err != nil {
+		return Metadata{}, err
+	}
+	hosts, err := policy.NormalizeCredentialHosts(e.Hosts)
+	if err != nil {
 		return Metadata{}, err
 	}
 	s.writes.Lock()
@@ -108,11 +126,11 @@ func (s *Sealed) Put(ctx context.Context, e Entry) (Metadata, error) {
 	if err != nil {
 		return Metadata{}, storeError(err)
 	}
-	nonce, ct, err := seal(s.ring.current, e.ID, e.Type, []byte(e.Value.Reveal()))
+	nonce, ct, err := seal(s.ring.current, e.ID, e.Type, hosts, []byte(e.Value.Reveal()))
 	if err != nil {
 		return Metadata{}, fault.New(fault.Internal, "credential %q could not be sealed", e.ID).WithCause(err)
 	}
-	rec := Record{ID: e.ID, Type: e.Type, Description: e.Description, KeyID: s.ring.current.id,
+	rec := Record{ID: e.ID, Type: e.Type, Description: e.Description, Hosts: hosts, KeyID: s.ring.current.id,
 		Nonce: nonce, Ciphertext: ct, Created: now, Updated: now}
 	if exists {
 		rec.Created = old.Created
@@ -189,7 +207,7 @@ func (s *Sealed) Resolve(ctx context.Context, id string) (op.Secret, error) {
 			WithCause(fmt.Errorf("record sealed with master key %s: %w", rec.KeyID, err)).
 			WithSuggestions("An operator should check that the server runs with the master key this credential was sealed with")
 	}
-	sec := op.Secret{Type: rec.Type, Value: string(value)}
+	sec := op.Secret{Type: rec.Type, Value: string(value), Hosts: rec.Hosts}
 	s.cache.put(id, sec, now)
 	return sec, nil
 }
@@ -229,7 +247,7 @@ func (s *Sealed) Rotate(ctx context.Context) (RotateReport, error) {
 			broken = append(broken, rec.ID)
 			continue
 		}
-		nonce, ct, err := seal(s.ring.current, rec.ID, rec.Type, value)
+		nonce, ct, err := seal(s.ring.current, rec.ID, rec.Type, rec.Hosts, value)
 		if err != nil {
 			return RotateReport{}, fault.New(fault.Internal, "rotation failed while sealing").WithCause(err)
 		}
@@ -312,4 +330,14 @@ func storeError(err error) *fault.Error {
 		return fe
 	}
 	return fault.New(fault.Unavailable, "the credential store is unavailable").WithCause(err).Retry(0)
+}
+
+// BoundHosts implements op.HostBindings: the hosts credential id is bound to,
+// read without opening it; ok is false for an unknown id.
+func (s *Sealed) BoundHosts(ctx context.Context, id string) ([]string, bool, error) {
+	rec, ok, err := s.recs.Get(ctx, id)
+	if err != nil {
+		return nil, false, storeError(err)
+	}
+	return rec.Hosts, ok, nil
 }

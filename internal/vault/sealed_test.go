@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/vault"
+	"github.com/sluicehq/sluice/internal/vault/redact"
 )
 
 const secretValue = "sk_live_0123456789abcdefSECRET"
@@ -86,7 +88,7 @@ func TestSealedRoundTrip(t *testing.T) {
 		t.Fatalf("metadata %+v", md)
 	}
 	got, err := v.Resolve(ctx, "api-key-123")
-	if err != nil || got != (op.Secret{Type: "bearer-token", Value: secretValue}) {
+	if err != nil || !reflect.DeepEqual(got, op.Secret{Type: "bearer-token", Value: secretValue}) {
 		t.Fatalf("Resolve: %+v %v", got, err)
 	}
 	rec, _, _ := recs.Get(ctx, "api-key-123")
@@ -358,11 +360,11 @@ func TestNoSecretInPrintedValues(t *testing.T) {
 	key := mustKey(t, 1)
 	ring := mustRing(t, key)
 	entry := vault.Entry{ID: "x", Type: "api-key", Value: vault.NewPlaintext(secretValue)}
-	red := vault.NewRedactor(secretValue)
+	red := redact.New(secretValue)
 	type holder struct {
 		k vault.MasterKey
 		e vault.Entry
-		r *vault.Redactor
+		r *redact.Redactor
 	}
 	values := []any{key, ring, entry, red, holder{key, entry, red}, &holder{key, entry, red}}
 	forbidden := []string{secretValue, key.Export(), fmt.Sprint(raw), fmt.Sprintf("%x", raw), fmt.Sprintf("%v", raw[:8])}

@@ -91,7 +91,8 @@ func (r *Runner) options(a Account, env *op.Environment) validate.Options {
 	if a.Limits.MaxLoopIterations > 0 {
 		limits.MaxLoopIterations = a.Limits.MaxLoopIterations
 	}
-	return validate.Options{Env: env, Permissions: &perms, Limits: limits, PrivateAllowed: r.private}
+	return validate.Options{Env: env, Permissions: &perms, Limits: limits, PrivateAllowed: r.private,
+		CredentialHosts: op.BindingLookup(r.base.Vault)}
 }
 
 // Validate checks a JSONL document for a. A valid document is compiled and

@@ -10,10 +10,10 @@ import (
 	"github.com/sluicehq/sluice/internal/store"
 )
 
-const credMetaCols = `id, type, description, master_key_id, created_at, updated_at`
+const credMetaCols = `id, type, description, hosts, master_key_id, created_at, updated_at`
 
-func credTargets(c *store.Credential, secret bool) []any {
-	t := []any{&c.ID, &c.Type, &c.Description, &c.MasterKeyID, &c.CreatedAt, &c.UpdatedAt}
+func credTargets(c *store.Credential, hosts *string, secret bool) []any {
+	t := []any{&c.ID, &c.Type, &c.Description, hosts, &c.MasterKeyID, &c.CreatedAt, &c.UpdatedAt}
 	if secret {
 		t = append(t, &c.Nonce, &c.Ciphertext)
 	}
@@ -40,13 +40,13 @@ func (db *DB) PutCredential(ctx context.Context, c store.Credential) (store.Cred
 				return fault.New(fault.Invalid, "the vault already holds %d credentials, the limit", n)
 			}
 		}
-		return tx.QueryRow(ctx, `INSERT INTO credentials (id, type, description, master_key_id, nonce, ciphertext, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-			ON CONFLICT (id) DO UPDATE SET type = excluded.type, description = excluded.description,
+		return tx.QueryRow(ctx, `INSERT INTO credentials (id, type, description, hosts, master_key_id, nonce, ciphertext, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+			ON CONFLICT (id) DO UPDATE SET type = excluded.type, description = excluded.description, hosts = excluded.hosts,
 				master_key_id = excluded.master_key_id, nonce = excluded.nonce, ciphertext = excluded.ciphertext,
 				updated_at = excluded.updated_at
 			RETURNING created_at`,
-			c.ID, c.Type, c.Description, c.MasterKeyID, nonEmpty(c.Nonce), c.Ciphertext, now).Scan(&created)
+			c.ID, c.Type, c.Description, store.JoinHosts(c.Hosts), c.MasterKeyID, nonEmpty(c.Nonce), c.Ciphertext, now).Scan(&created)
 	})
 	if err != nil {
 		return store.Credential{}, writeErr("the credential", err)
@@ -61,9 +61,10 @@ func (db *DB) GetCredential(ctx context.Context, id string) (store.Credential, e
 		return store.Credential{}, notFound("credential", id)
 	}
 	var c store.Credential
+	var hosts string
 	err := db.Read(ctx, func(q Querier) error {
 		return q.QueryRow(ctx, `SELECT `+credMetaCols+`, nonce, ciphertext FROM credentials WHERE id = $1`, id).
-			Scan(credTargets(&c, true)...)
+			Scan(credTargets(&c, &hosts, true)...)
 	})
 	if isNoRows(err) {
 		return store.Credential{}, notFound("credential", id)
@@ -71,6 +72,7 @@ func (db *DB) GetCredential(ctx context.Context, id string) (store.Credential, e
 	if err != nil {
 		return store.Credential{}, readErr("the credential", err)
 	}
+	c.Hosts = store.SplitHosts(hosts)
 	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
 	return c, nil
 }
@@ -113,9 +115,11 @@ func (db *DB) readCredentials(ctx context.Context, query string, secret bool, ar
 		defer rows.Close()
 		for rows.Next() {
 			var c store.Credential
-			if err := rows.Scan(credTargets(&c, secret)...); err != nil {
+			var hosts string
+			if err := rows.Scan(credTargets(&c, &hosts, secret)...); err != nil {
 				return err
 			}
+			c.Hosts = store.SplitHosts(hosts)
 			c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
 			out = append(out, c)
 		}

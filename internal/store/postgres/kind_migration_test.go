@@ -21,6 +21,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 	}
 	storetest.SeedKindBackfill(t, db)
 	for _, stmt := range []string{
+		`ALTER TABLE credentials DROP COLUMN hosts`,      // 0014
 		`ALTER TABLE queue_items DROP COLUMN grp`,        // 0013, with its index
 		`ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010, with its index
 		`ALTER TABLE executions DROP COLUMN kind`,

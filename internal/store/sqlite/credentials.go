@@ -7,19 +7,21 @@ import (
 	"github.com/sluicehq/sluice/internal/store"
 )
 
-const credMetaCols = `id, type, description, master_key_id, created_at, updated_at`
+const credMetaCols = `id, type, description, hosts, master_key_id, created_at, updated_at`
 
 type credRow struct {
 	c                store.Credential
+	hosts            string
 	created, updated int64
 }
 
 func (r *credRow) targets() []any {
-	return []any{&r.c.ID, &r.c.Type, &r.c.Description, &r.c.MasterKeyID, &r.created, &r.updated}
+	return []any{&r.c.ID, &r.c.Type, &r.c.Description, &r.hosts, &r.c.MasterKeyID, &r.created, &r.updated}
 }
 
 func (r *credRow) credential() store.Credential {
 	c := r.c
+	c.Hosts = store.SplitHosts(r.hosts)
 	c.CreatedAt, c.UpdatedAt = fromMicros(r.created), fromMicros(r.updated)
 	return c
 }
@@ -42,13 +44,13 @@ func (db *DB) PutCredential(ctx context.Context, c store.Credential) (store.Cred
 				return fault.New(fault.Invalid, "the vault already holds %d credentials, the limit", n)
 			}
 		}
-		return tx.QueryRow(`INSERT INTO credentials (id, type, description, master_key_id, nonce, ciphertext, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET type = excluded.type, description = excluded.description,
+		return tx.QueryRow(`INSERT INTO credentials (id, type, description, hosts, master_key_id, nonce, ciphertext, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET type = excluded.type, description = excluded.description, hosts = excluded.hosts,
 				master_key_id = excluded.master_key_id, nonce = excluded.nonce, ciphertext = excluded.ciphertext,
 				updated_at = excluded.updated_at
 			RETURNING created_at`,
-			c.ID, c.Type, c.Description, c.MasterKeyID, nonEmpty(c.Nonce), c.Ciphertext, now, now).Scan(&created)
+			c.ID, c.Type, c.Description, store.JoinHosts(c.Hosts), c.MasterKeyID, nonEmpty(c.Nonce), c.Ciphertext, now, now).Scan(&created)
 	})
 	if err != nil {
 		return store.Credential{}, writeErr("the credential", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,7 +236,7 @@ func testAPIKeys(t *testing.T, s store.Store) {
 func testCredentials(t *testing.T, s store.Store) {
 	secretCT := []byte("ciphertext-that-is-secret")
 	c, err := s.PutCredential(ctx, store.Credential{ID: "gh", Type: "bearer-token", Description: "GitHub",
-		MasterKeyID: "mk1", Nonce: []byte("nonce-123456"), Ciphertext: secretCT})
+		Hosts: []string{"api.github.com", "uploads.github.com:443"}, MasterKeyID: "mk1", Nonce: []byte("nonce-123456"), Ciphertext: secretCT})
 	must(t, err)
 	if c.CreatedAt.IsZero() || !c.CreatedAt.Equal(c.UpdatedAt) {
 		t.Fatalf("times: %+v", c)
@@ -243,7 +244,8 @@ func testCredentials(t *testing.T, s store.Store) {
 	got, err := s.GetCredential(ctx, "gh")
 	must(t, err)
 	if got.Type != "bearer-token" || got.Description != "GitHub" || got.MasterKeyID != "mk1" ||
-		!bytes.Equal(got.Nonce, []byte("nonce-123456")) || !bytes.Equal(got.Ciphertext, secretCT) {
+		!bytes.Equal(got.Nonce, []byte("nonce-123456")) || !bytes.Equal(got.Ciphertext, secretCT) ||
+		!slices.Equal(got.Hosts, []string{"api.github.com", "uploads.github.com:443"}) {
 		t.Fatalf("got %+v", got)
 	}
 	time.Sleep(2 * time.Millisecond) // so the replace's update time differs from the creation time
@@ -253,7 +255,7 @@ func testCredentials(t *testing.T, s store.Store) {
 		t.Fatalf("replace: created %v (want %v), updated %v", rep.CreatedAt, c.CreatedAt, rep.UpdatedAt)
 	}
 	got, _ = s.GetCredential(ctx, "gh")
-	if got.Type != "api-key" || string(got.Ciphertext) != "ct2" || !got.CreatedAt.Equal(c.CreatedAt) {
+	if got.Type != "api-key" || string(got.Ciphertext) != "ct2" || !got.CreatedAt.Equal(c.CreatedAt) || got.Hosts != nil {
 		t.Fatalf("after replace: %+v", got)
 	}
 	for i := range 5 {
@@ -267,7 +269,7 @@ func testCredentials(t *testing.T, s store.Store) {
 	}
 	rest, next2, err := s.ListCredentials(ctx, store.Page{Cursor: next, Limit: 4})
 	must(t, err)
-	if len(rest) != 2 || next2 != "" || rest[1].ID != "gh" {
+	if len(rest) != 2 || next2 != "" || rest[1].ID != "gh" || rest[1].Hosts != nil {
 		t.Fatalf("second page %+v next %q", rest, next2)
 	}
 	for _, c := range append(list, rest...) {
@@ -286,6 +288,8 @@ func testCredentials(t *testing.T, s store.Store) {
 		{ID: "x", Type: "t", MasterKeyID: "mk"},                            // no ciphertext
 		{ID: "a b", Type: "t", MasterKeyID: "mk", Ciphertext: []byte("c")}, // bad id
 		{ID: "x", Type: "t", MasterKeyID: "mk", Ciphertext: make([]byte, store.MaxCredentialSize+1)},
+		{ID: "x", Type: "t", MasterKeyID: "mk", Ciphertext: []byte("c"), Hosts: []string{"a b"}},
+		{ID: "x", Type: "t", MasterKeyID: "mk", Ciphertext: []byte("c"), Hosts: make([]string, store.MaxCredentialHosts+1)},
 	}
 	for i, c := range bad {
 		_, err := s.PutCredential(ctx, c)

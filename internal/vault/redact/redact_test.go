@@ -1,4 +1,4 @@
-package vault_test
+package redact_test
 
 import (
 	"bytes"
@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluicehq/sluice/internal/vault"
+	"github.com/sluicehq/sluice/internal/vault/redact"
 )
 
 func TestRedactorForms(t *testing.T) {
 	const s = "tok_9f8e7d6c5b4a/+=secret"
 	const other = "pa ss\"word<&>"
-	r := vault.NewRedactor(s, other, "abc" /* too short: ignored */, "")
+	r := redact.New(s, other, "abc" /* too short: ignored */, "")
 	if r.Len() != 2 {
 		t.Fatalf("Len %d, want 2", r.Len())
 	}
@@ -36,6 +36,10 @@ func TestRedactorForms(t *testing.T) {
 		{"json escaped", `{"password":"` + string(js[1:len(js)-1]) + `"}`, []string{string(js[1 : len(js)-1])}, []string{`{"password":"`}},
 		{"basic auth", "Authorization: Basic " + basic, []string{basic}, []string{"Authorization: Basic "}},
 		{"two secrets", s + " and " + other, []string{s, other}, []string{" and "}},
+		{"base64 in a query", "?t=" + url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(s))), []string{"dG9rXzlmOGU3ZDZjNWI0YS8rPXNlY3JldA"}, []string{"?t="}},
+		{"lower-case percent", "k=" + strings.ToLower(url.QueryEscape(s)), []string{"tok_9f8e7d6c5b4a"}, []string{"k="}},
+		{"json slash escaped", `{"k":"` + strings.ReplaceAll(s, "/", `\/`) + `"}`, []string{"tok_9f8e7d6c5b4a"}, []string{`{"k":"`}},
+		{"HEX", strings.ToUpper(hex.EncodeToString([]byte(other))), []string{strings.ToUpper(hex.EncodeToString([]byte(other)))[:12]}, nil},
 		{"nothing to do", "all is well", nil, []string{"all is well"}},
 	}
 	for _, c := range cases {
@@ -51,7 +55,7 @@ func TestRedactorForms(t *testing.T) {
 					t.Errorf("%q lost %q", out, k)
 				}
 			}
-			if c.gone != nil && !strings.Contains(out, vault.Redaction) {
+			if c.gone != nil && !strings.Contains(out, redact.Mark) {
 				t.Errorf("%q has no redaction mark", out)
 			}
 			if got := r.ScrubBytes([]byte(c.in)); string(got) != out {
@@ -67,14 +71,14 @@ func TestRedactorForms(t *testing.T) {
 		// At most two characters on either side of the mark may be left of
 		// the encoded secret; the 18 middle bytes must be gone.
 		core := base64.RawStdEncoding.EncodeToString([]byte(s))[8:24]
-		if strings.Contains(out, core) || !strings.Contains(out, vault.Redaction) {
+		if strings.Contains(out, core) || !strings.Contains(out, redact.Mark) {
 			t.Errorf("alignment %d: %q -> %q", pad, enc, out)
 		}
 	}
 }
 
 func TestRedactorNilAndWith(t *testing.T) {
-	var r *vault.Redactor
+	var r *redact.Redactor
 	if r.Scrub("x secret-1 y") != "x secret-1 y" || r.Len() != 0 {
 		t.Fatal("a nil redactor scrubs nothing")
 	}
@@ -83,7 +87,7 @@ func TestRedactorNilAndWith(t *testing.T) {
 	if r2.Len() != 1 || r3.Len() != 2 {
 		t.Fatalf("Len %d %d", r2.Len(), r3.Len())
 	}
-	if got := r3.Scrub("secret-1 secret-2"); got != vault.Redaction+" "+vault.Redaction {
+	if got := r3.Scrub("secret-1 secret-2"); got != redact.Mark+" "+redact.Mark {
 		t.Fatalf("got %q", got)
 	}
 	if got := r2.Scrub("secret-2"); got != "secret-2" {
@@ -96,7 +100,7 @@ func TestRedactorNilAndWith(t *testing.T) {
 }
 
 func TestRedactorReplaceAttr(t *testing.T) {
-	r := vault.NewRedactor("hunter2-hunter2")
+	r := redact.New("hunter2-hunter2")
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: r.ReplaceAttr}))
 	log.Info("upstream body", "body", `{"error":"bad token hunter2-hunter2"}`, "status", 401)
@@ -105,56 +109,61 @@ func TestRedactorReplaceAttr(t *testing.T) {
 	}
 }
 
-func TestPlaintextJSON(t *testing.T) {
-	var e vault.Entry
-	if err := json.Unmarshal([]byte(`{"id":"gh","type":"bearer-token","value":"ghp_secret_value_1"}`), &e); err != nil {
-		t.Fatal(err)
-	}
-	if e.Value.Reveal() != "ghp_secret_value_1" || e.ID != "gh" {
-		t.Fatalf("decoded %v", e)
-	}
-	b, _ := json.Marshal(e)
-	if strings.Contains(string(b), "ghp_secret") || !strings.Contains(string(b), `"value":"[REDACTED]"`) {
-		t.Fatalf("encoded %s", b)
-	}
-	if err := json.Unmarshal([]byte(`{"value":42}`), &e); err == nil {
-		t.Fatal("a non-string value must be refused")
-	}
-}
-
-// FuzzRedactor checks that no occurrence of the secret survives outside the
-// redaction marks, wherever it sits in the text.
-func FuzzRedactor(f *testing.F) {
-	f.Add("s3cr3t-token", "before s3cr3t-token after")
-	f.Add("aaaa", "aaaaaaaaa")
-	f.Add("D]xyD]xy", "[REDACTED]xyD]xy")
-	f.Add("user:pass", base64.StdEncoding.EncodeToString([]byte("user:pass")))
-	f.Fuzz(func(t *testing.T, secret, text string) {
-		r := vault.NewRedactor(secret)
-		out := r.Scrub(text)
-		if len(secret) < vault.MinRedactLen {
-			if out != text {
-				t.Fatalf("a short secret must not be scrubbed: %q -> %q", text, out)
-			}
-			return
-		}
-		for _, piece := range strings.Split(out, vault.Redaction) {
-			if strings.Contains(piece, secret) {
-				t.Fatalf("secret %q survives in %q (from %q)", secret, out, text)
-			}
-		}
-	})
-}
-
 func TestRedactorConcurrentFirstUse(t *testing.T) {
-	r := vault.NewRedactor("concurrent-secret-1")
+	r := redact.New("concurrent-secret-1")
 	done := make(chan string)
 	for range 8 {
 		go func() { done <- r.Scrub("x concurrent-secret-1 y") }()
 	}
 	for range 8 {
-		if got := <-done; got != "x "+vault.Redaction+" y" {
+		if got := <-done; got != "x "+redact.Mark+" y" {
 			t.Fatalf("got %q", got)
 		}
+	}
+}
+
+func TestRedactorValues(t *testing.T) {
+	const s = "sk-live-4f3c2b1a0987"
+	r := redact.New(s, "12345678")
+	in := map[string]any{
+		"clean":  []any{"a", 1.5, map[string]any{"x": "y"}},
+		"echo":   []any{"Bearer " + s},
+		s:        "key was the secret",
+		"pin":    12345678.0,
+		"number": json.Number("12345678"),
+	}
+	out := r.ScrubValue(in).(map[string]any)
+	b, _ := json.Marshal(out)
+	if strings.Contains(string(b), s) || strings.Contains(string(b), "12345678") {
+		t.Fatalf("scrubbed value %s", b)
+	}
+	if _, ok := in[s]; !ok || in["pin"] != 12345678.0 {
+		t.Fatal("ScrubValue must not change its input")
+	}
+	clean := in["clean"].([]any)
+	if got := out["clean"].([]any); &got[0] != &clean[0] {
+		t.Fatal("an unchanged part must be shared, not copied")
+	}
+
+	// A JSON document spelling the secret with \u escapes, or not at all.
+	doc := json.RawMessage(`{"a":"\u0073k-live-4f3c2b1a0987","n":1e3,"s":"<&>"}`)
+	got := string(r.ScrubJSON(doc))
+	if strings.Contains(got, s) || !strings.Contains(got, redact.Mark) || !strings.Contains(got, `"<&>"`) || !strings.Contains(got, "1e3") {
+		t.Fatalf("ScrubJSON: %s", got)
+	}
+	plain := json.RawMessage(`{"a":"nothing here"}`)
+	if out := r.ScrubJSON(plain); &out[0] != &plain[0] {
+		t.Fatal("ScrubJSON must return a clean document as it is")
+	}
+	if got := string(r.ScrubJSON(json.RawMessage(`not json ` + s))); strings.Contains(got, s) {
+		t.Fatalf("ScrubJSON of text: %s", got)
+	}
+}
+
+// Overlapping occurrences of the forms of two values are scrubbed whole.
+func TestRedactorOverlaps(t *testing.T) {
+	r := redact.New("abcdefgh", "efghijkl")
+	if got := r.Scrub("xabcdefghijkly"); got != "x"+redact.Mark+"y" {
+		t.Fatalf("got %q", got)
 	}
 }
