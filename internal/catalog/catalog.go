@@ -257,11 +257,14 @@ func (s *Service) RefreshCapabilities(ctx context.Context) error {
 
 // KnowledgeInfo describes a stored knowledge base.
 type KnowledgeInfo struct {
-	Name      string   `json:"name"`
-	Kind      string   `json:"kind"`
-	Format    string   `json:"format"`
-	Checksum  string   `json:"checksum"`
-	Entries   int      `json:"entries"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Format   string `json:"format"`
+	Checksum string `json:"checksum"`
+	Entries  int    `json:"entries"`
+	// Title is a text knowledge base's first section title: its first
+	// Markdown heading, or its name when text comes before any heading.
+	Title     string   `json:"title,omitempty"`
 	Hosts     []string `json:"hosts,omitempty"`
 	CreatedBy string   `json:"created_by,omitempty"`
 	CreatedAt string   `json:"created_at"`
@@ -325,15 +328,44 @@ func (s *Service) List() []KnowledgeInfo {
 	return out
 }
 
+// KnowledgeBases describes the text knowledge bases p's knowledge_bases
+// grants cover, by name: the ones whose sections p's knowledge searches can
+// find. OpenAPI knowledge bases are not listed: their operations are
+// governed by the apis grants and listed as the account's availableApis.
+func (s *Service) KnowledgeBases(p *account.Principal) []KnowledgeInfo {
+	s.mu.RLock()
+	var names []string
+	for _, n := range s.order {
+		if s.kbs[n].Kind == store.KnowledgeText && AllowsKnowledgeBase(p.Permissions, n) {
+			names = append(names, n)
+		}
+	}
+	s.mu.RUnlock()
+	out := make([]KnowledgeInfo, 0, len(names))
+	for _, n := range names {
+		if info := s.info(n); info.Name != "" { // not deleted since
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
 func (s *Service) info(name string) KnowledgeInfo {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	kb := s.kbs[name]
 	n := len(s.apis[name])
+	var title string
 	if kb.Kind == store.KnowledgeText {
-		n = len(s.ix.Entries(func(e discovery.Entry) bool { return e.Kind == discovery.KindKnowledge && e.Source == name }))
+		sections := s.ix.Entries(func(e discovery.Entry) bool { return e.Kind == discovery.KindKnowledge && e.Source == name })
+		n = len(sections)
+		for _, e := range sections {
+			if e.ID == name+"#0" {
+				title = e.Name
+			}
+		}
 	}
-	return KnowledgeInfo{Name: kb.Name, Kind: kb.Kind, Format: kb.Format, Checksum: kb.Checksum, Entries: n,
+	return KnowledgeInfo{Name: kb.Name, Kind: kb.Kind, Format: kb.Format, Checksum: kb.Checksum, Entries: n, Title: title,
 		Hosts: s.hosts[name], CreatedBy: kb.CreatedBy,
 		CreatedAt: kb.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
 		UpdatedAt: kb.UpdatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00")}
@@ -429,8 +461,7 @@ func (s *Service) Filter(p *account.Principal) discovery.Filter {
 		case strings.HasPrefix(e.Permission, permAPI):
 			return AllowsAPI(perms, strings.TrimPrefix(e.Permission, permAPI))
 		case strings.HasPrefix(e.Permission, permKnowledge):
-			name := strings.TrimPrefix(e.Permission, permKnowledge)
-			return slices.Contains(perms.KnowledgeBases, name) || slices.Contains(perms.KnowledgeBases, "*")
+			return AllowsKnowledgeBase(perms, strings.TrimPrefix(e.Permission, permKnowledge))
 		case strings.HasPrefix(e.Permission, permAgent):
 			name := strings.TrimPrefix(e.Permission, permAgent)
 			return slices.Contains(perms.Agents, name) || slices.Contains(perms.Agents, "*")
@@ -453,6 +484,12 @@ func AllowsAPI(p policy.Permissions, id string) bool {
 		}
 	}
 	return false
+}
+
+// AllowsKnowledgeBase reports whether the knowledge_bases grants cover the
+// text knowledge base name ("*" covers all).
+func AllowsKnowledgeBase(p policy.Permissions, name string) bool {
+	return slices.Contains(p.KnowledgeBases, name) || slices.Contains(p.KnowledgeBases, "*")
 }
 
 // Search ranks what p may see for query (top k; 0: 10). kind narrows to one

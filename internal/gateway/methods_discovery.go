@@ -14,6 +14,10 @@ import (
 // Gateway methods of discovery and API knowledge bases.
 const (
 	MethodKnowledgeSearch = "knowledge.search"
+	// MethodKnowledgeBases lists the text knowledge bases the account's
+	// knowledge_bases grants cover (the A2E reference's GET
+	// /api/v1/knowledge/bases).
+	MethodKnowledgeBases  = "knowledge.bases"
 	MethodAdminAPIsImport = "admin.apis.import"
 	MethodAdminAPIsList   = "admin.apis.list"
 	MethodAdminAPIsDelete = "admin.apis.delete"
@@ -40,6 +44,7 @@ type Catalog interface {
 	Import(ctx context.Context, name, kind, format string, doc []byte, by string) (catalog.KnowledgeInfo, error)
 	Delete(ctx context.Context, name string) error
 	List() []catalog.KnowledgeInfo
+	KnowledgeBases(p *account.Principal) []catalog.KnowledgeInfo
 	RefreshCapabilities(ctx context.Context) error
 	RefreshAgents(ctx context.Context) error
 	Explain(query string) []discovery.QueryTerm
@@ -105,6 +110,35 @@ func (s *Server) knowledgeSearch(ctx context.Context, c *Call, w *e2a.StreamWrit
 		out[i] = matchOf(h, true)
 	}
 	return w.Complete(map[string]any{"results": out})
+}
+
+// knowledgeBaseItem is a knowledge base as the A2E reference server lists it
+// ({id, type, description, items_count}), with its format and last update.
+type knowledgeBaseItem struct {
+	ID string `json:"id"`
+	// Type is the knowledge search type that finds its sections, so that
+	// a client may pass it back as search's type.
+	Type        discovery.Kind `json:"type"`
+	Description string         `json:"description"`
+	ItemsCount  int            `json:"items_count"`
+	Format      string         `json:"format,omitempty"`
+	UpdatedAt   string         `json:"updated_at"`
+}
+
+// knowledgeBases is GET /api/v1/knowledge/bases: the text knowledge bases
+// the account's knowledge_bases grants cover, each with its sections as
+// items; {knowledgeBases, count} as in the A2E reference.
+func (s *Server) knowledgeBases(_ context.Context, c *Call, w *e2a.StreamWriter) error {
+	if err := newParams(c.Env.Params).Done(); err != nil {
+		return err
+	}
+	infos := s.svc.Catalog.KnowledgeBases(c.Principal)
+	out := make([]knowledgeBaseItem, len(infos))
+	for i, kb := range infos {
+		out[i] = knowledgeBaseItem{ID: kb.Name, Type: discovery.KindKnowledge, Description: kb.Title,
+			ItemsCount: kb.Entries, Format: kb.Format, UpdatedAt: kb.UpdatedAt}
+	}
+	return w.Complete(map[string]any{"knowledgeBases": out, "count": len(out)})
 }
 
 // queryCapabilities narrows the capabilities answer to the entries relevant

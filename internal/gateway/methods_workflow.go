@@ -62,6 +62,10 @@ func (s *Server) workflowExecute(ctx context.Context, c *Call, w *e2a.StreamWrit
 	if sid := p.String("session_id"); sid != "" {
 		req.SessionID = sid
 	}
+	// validate is the A2E reference client's switch (it sends true). sluice
+	// validates every workflow before it runs it, so false turns nothing
+	// off; it is read so that it is a known, type-checked parameter.
+	_ = p.Bool("validate")
 	if err := p.Done(); err != nil {
 		return err
 	}

@@ -134,6 +134,10 @@ func TestAnswersMatchOpenAPI(t *testing.T) {
 	call("POST", "/api/v1/workflows/validate", key, "{bad")
 	ex := call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": fetchDoc(up.URL+"/u", "")})
 	call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": "{}"}) // 400 validate body
+	call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": fetchDoc(up.URL+"/u", ""), "validate": true})
+	call("GET", "/api/v1/knowledge/bases", key, nil)
+	call("GET", "/api/v1/knowledge/bases?kind=text", key, nil) // 400
+	call("GET", "/api/v1/knowledge/bases", "", nil)            // 401
 	call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": fetchDoc(up.URL+"/u", ex.str("execution_id")[:0]+"dup-1")})
 	call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": fetchDoc(up.URL+"/v", "dup-1")}) // 409
 	q := call("POST", "/api/v1/workflows/execute?async=true", key, map[string]any{"workflow": waitDoc(30000)})

@@ -65,6 +65,7 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/v1/session"}, // A2E sessions over WebSocket; calls are tool.list/tool.call
 
 	{method: http.MethodPost, pattern: "/api/v1/knowledge/search", rpc: MethodKnowledgeSearch},
+	{method: http.MethodGet, pattern: "/api/v1/knowledge/bases", rpc: MethodKnowledgeBases},
 	{method: http.MethodPost, pattern: "/api/v1/discovery/feedback", rpc: MethodDiscoveryFeedback},
 	{method: http.MethodPost, pattern: "/api/v1/agent-workflows/runs", rpc: MethodAgentWorkflowRun, okStatus: http.StatusAccepted},
 	{method: http.MethodGet, pattern: "/api/v1/agent-workflows/runs/{id}", rpc: MethodAgentWorkflowGet},

@@ -182,6 +182,7 @@ func (s *Server) registerMethods() {
 	}
 	if s.svc.Catalog != nil {
 		d.register(MethodKnowledgeSearch, accessAccount, s.knowledgeSearch)
+		d.register(MethodKnowledgeBases, accessAccount, s.knowledgeBases)
 		d.register(MethodAdminAPIsImport, accessAdmin, s.adminAPIsImport)
 		d.register(MethodAdminAPIsList, accessAdmin, s.adminAPIsList)
 		d.register(MethodAdminAPIsDelete, accessAdmin, s.adminAPIsDelete)

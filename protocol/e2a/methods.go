@@ -75,7 +75,7 @@ type paramSpec struct {
 // methods"). Keys outside the list are errors, so a typo is caught at the edge.
 var methodParams = map[string][]paramSpec{
 	MethodWorkflowValidate: {{"workflow", pWorkflow, true}},
-	MethodWorkflowExecute:  {{"workflow", pWorkflow, true}, {"input", pObject, false}, {"async", pBool, false}},
+	MethodWorkflowExecute:  {{"workflow", pWorkflow, true}, {"input", pObject, false}, {"async", pBool, false}, {"validate", pBool, false}},
 	MethodExecutionGet:     {{"execution_id", pString, true}},
 	MethodCapabilitySearch: {{"query", pString, true}, {"top_k", pPositiveInt, false}},
 	MethodCapabilityRun:    {{"id", pString, true}, {"version", pString, false}, {"inputs", pObject, true}},

@@ -37,6 +37,8 @@ func TestCheckParams(t *testing.T) {
 		{"workflow.execute", map[string]any{"workflow": "x", "input": map[string]any{}, "async": true}, ""},
 		{"workflow.execute", map[string]any{"workflow": "x", "input": []any{}}, "params.input"},
 		{"workflow.execute", map[string]any{"workflow": "x", "async": "yes"}, "params.async"},
+		{"workflow.execute", map[string]any{"workflow": "x", "validate": true}, ""},
+		{"workflow.execute", map[string]any{"workflow": "x", "validate": "yes"}, "params.validate"},
 		{"workflow.execute", map[string]any{"workflow": "x", "inputs": map[string]any{}}, "params.inputs"},
 		{"execution.get", map[string]any{"execution_id": "e1"}, ""},
 		{"execution.get", map[string]any{"execution_id": ""}, "params.execution_id"},
