@@ -101,3 +101,49 @@ func TestKnowledgeBasesList(t *testing.T) {
 	}
 	s.call("GET", "/api/v1/knowledge/bases", "", nil).want(t, http.StatusUnauthorized)
 }
+
+// sluice keeps no SQL query library: the reference's three routes answer so,
+// in its shapes, through the dispatcher like every call.
+func TestSQLQueriesAnswerNone(t *testing.T) {
+	s := newServer(t)
+	a := loadAPISchemas(t, s)
+	_, key := s.account(map[string]any{"operations": []string{"*"}}, nil)
+	call := func(method, path, key string, body any, status int) response {
+		t.Helper()
+		r := s.call(method, path, key, body).want(t, status)
+		a.check(method, path, r)
+		return r
+	}
+	r := call("POST", "/api/v1/sql-queries/search", key, map[string]any{"query": "active users", "database": nil, "category": "users", "top_k": 5}, http.StatusOK)
+	if string(r.raw) != `{"count":0,"query":"active users","results":[]}`+"\n" {
+		t.Fatalf("search: %s", r.raw)
+	}
+	if r := call("GET", "/api/v1/sql-queries?database=main", key, nil, http.StatusOK); string(r.raw) != `{"count":0,"sqlQueries":[]}`+"\n" {
+		t.Fatalf("list: %s", r.raw)
+	}
+	if r := call("GET", "/api/v1/sql-queries/active-users", key, nil, http.StatusNotFound); r.str("error.details.id") != "active-users" {
+		t.Fatalf("get: %s", r.raw)
+	}
+	for _, c := range []struct {
+		method, path string
+		body         any
+		param        string
+	}{
+		{"POST", "/api/v1/sql-queries/search", map[string]any{"database": "main"}, "params.query"},
+		{"POST", "/api/v1/sql-queries/search", map[string]any{"query": "x", "top_k": 0}, "params.top_k"},
+		{"POST", "/api/v1/sql-queries/search", map[string]any{"query": "x", "dialect": "pg"}, "params.dialect"},
+		{"GET", "/api/v1/sql-queries?db=main", nil, "params.db"},
+	} {
+		if r := call(c.method, c.path, key, c.body, http.StatusBadRequest); !strings.Contains(r.str("error.message"), c.param) {
+			t.Errorf("%s %s: %s", c.method, c.path, r.raw)
+		}
+	}
+	// The capabilities say so with the reference's flag, with a query or without.
+	for _, path := range []string{"/api/v1/capabilities", "/api/v1/capabilities?query=users"} {
+		if r := call("GET", path, key, nil, http.StatusOK); r.get("capabilities.sqlQueriesAvailable") != false {
+			t.Errorf("%s: %s", path, r.raw)
+		}
+	}
+	call("GET", "/api/v1/sql-queries", "", nil, http.StatusUnauthorized)
+	call("POST", "/api/v1/sql-queries/search", "", map[string]any{"query": "x"}, http.StatusUnauthorized)
+}

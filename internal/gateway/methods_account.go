@@ -57,6 +57,7 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 		narrowed := s.queryCapabilities(ctx, pr, query, k, ops)
 		narrowed["availableCredentials"] = creds
 		narrowed["allowedHosts"] = hosts
+		narrowed["sqlQueriesAvailable"] = false
 		narrowed["securityConstraints"] = map[string]any{
 			"maxExecutionTime":  pr.Limits.MaxExecutionTimeMs,
 			"maxOperations":     pr.Limits.MaxOperations,
@@ -73,6 +74,9 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 			"supportedOperations":  ops,
 			"knowledgeBases":       kbs,
 			"allowedHosts":         hosts,
+			// The reference's flag for its SQL query library; sluice has none
+			// (methods_sqlqueries.go).
+			"sqlQueriesAvailable": false,
 			"securityConstraints": map[string]any{
 				"maxExecutionTime":  pr.Limits.MaxExecutionTimeMs,
 				"maxOperations":     pr.Limits.MaxOperations,

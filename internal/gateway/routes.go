@@ -66,6 +66,9 @@ var routes = []route{
 
 	{method: http.MethodPost, pattern: "/api/v1/knowledge/search", rpc: MethodKnowledgeSearch},
 	{method: http.MethodGet, pattern: "/api/v1/knowledge/bases", rpc: MethodKnowledgeBases},
+	{method: http.MethodPost, pattern: "/api/v1/sql-queries/search", rpc: MethodSQLQueriesSearch},
+	{method: http.MethodGet, pattern: "/api/v1/sql-queries", rpc: MethodSQLQueriesList},
+	{method: http.MethodGet, pattern: "/api/v1/sql-queries/{id}", rpc: MethodSQLQueriesGet},
 	{method: http.MethodPost, pattern: "/api/v1/discovery/feedback", rpc: MethodDiscoveryFeedback},
 	{method: http.MethodPost, pattern: "/api/v1/agent-workflows/runs", rpc: MethodAgentWorkflowRun, okStatus: http.StatusAccepted},
 	{method: http.MethodGet, pattern: "/api/v1/agent-workflows/runs/{id}", rpc: MethodAgentWorkflowGet},

@@ -209,6 +209,9 @@ func (s *Server) registerMethods() {
 	}
 	d.register(MethodAccountCapabilities, accessAccount, s.accountCapabilities)
 	d.register(MethodAccountRateLimit, accessAccount, s.accountRateLimit)
+	d.register(MethodSQLQueriesSearch, accessAccount, s.sqlQueriesSearch)
+	d.register(MethodSQLQueriesList, accessAccount, s.sqlQueriesList)
+	d.register(MethodSQLQueriesGet, accessAccount, s.sqlQueriesGet)
 
 	d.register(MethodAdminAccountsCreate, accessAdmin, s.adminAccountsCreate)
 	d.register(MethodAdminAccountsList, accessAdmin, s.adminAccountsList)
