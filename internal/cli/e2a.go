@@ -27,15 +27,24 @@ message naming the field and byte offset.`,
 	cmd.AddCommand(
 		&cobra.Command{
 			Use:   "normalize",
-			Short: "Read a legacy AgentRequest or any envelope, print the normalized envelope",
-			Long: `Read one envelope — current, legacy AgentRequest (channel_id, req_method, epoch
-timestamp, metadata) or a mix — and print it normalized: every field in the
-reference's order, null where unset, timestamps in RFC 3339 UTC.`,
+			Short: "Read an envelope, an A2A SendMessage or an ACP request, print the normalized envelope",
+			Long: `Read one request and print it as a normalized envelope: every field in the
+reference's order, null where unset, timestamps in RFC 3339 UTC. It takes
+  - an envelope: current, legacy AgentRequest (channel_id, req_method, epoch
+    timestamp, metadata) or a mix;
+  - an A2A SendMessage: a JSON-RPC request (SendMessage, SendStreamingMessage,
+    or A2A 0.3's message/send, message/stream; 0.3 messages become 1.0) or
+    the SendMessageRequest alone ({"message": ...});
+  - an ACP JSON-RPC request from a client (session/prompt, session/new, ...).`,
 			Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error {
-				e, err := readEnvelope(io.In)
+				b, err := readStdin(io.In, "request", e2a.DefaultMaxEnvelopeBytes)
 				if err != nil {
 					return err
+				}
+				e, err := e2a.NormalizeRequest(b, e2a.Limits{}, e2a.NormalizeOptions{})
+				if err != nil {
+					return fail(ExitInvalid, "invalid request: %v", err)
 				}
 				return out(e)
 			},
@@ -45,7 +54,9 @@ reference's order, null where unset, timestamps in RFC 3339 UTC.`,
 			Short: "Read an envelope, print the ACP JSON-RPC call it becomes",
 			Long: `Read one envelope and print the JSON-RPC 2.0 call an ACP peer receives: ext_method
 for method "ext", and for session/prompt a prompt filled from content_blocks or
-text/content/query, with session_id and acp_meta as params._meta.`,
+text/content/query, with sessionId and acp_meta as params._meta (a
+session/prompt with nothing to prompt with is refused; a notification such as
+session/cancel has no id).`,
 			Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error {
 				e, err := readEnvelope(io.In)
@@ -71,20 +82,35 @@ text/content/query, with session_id and acp_meta as params._meta.`,
 				return out(e2a.ResponseToACP(r))
 			},
 		},
-		&cobra.Command{
-			Use:   "response-to-a2a",
-			Short: "Read a response frame, print its A2A StreamResponse JSON (null when it has none)",
-			Args:  cobra.NoArgs,
-			RunE: func(*cobra.Command, []string) error {
-				r, err := readFrame(io.In)
-				if err != nil {
-					return err
-				}
-				return out(e2a.ResponseToA2A(r))
-			},
-		},
+		newResponseToA2ACmd(io, out),
 		newCheckStreamCmd(io, &compact),
 	)
+	return cmd
+}
+
+func newResponseToA2ACmd(io Stdio, out func(any) error) *cobra.Command {
+	var result bool
+	cmd := &cobra.Command{
+		Use:   "response-to-a2a",
+		Short: "Read a response frame, print its A2A 1.0 StreamResponse JSON (null when it has none)",
+		Long: `Read a response frame and print the A2A 1.0 JSON it becomes: a StreamResponse
+(one of task, message, statusUpdate, artifactUpdate), or with --result the
+answer to a SendMessage (a task or a message; null for a chunk or an artifact
+update). Whatever the frame carries, A2A 0.3 or 1.0, comes out as A2A 1.0
+with every required id filled in (docs/protocols/e2a.md, 5.3).`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			r, err := readFrame(io.In)
+			if err != nil {
+				return err
+			}
+			if result {
+				return out(e2a.ResultToA2A(r))
+			}
+			return out(e2a.ResponseToA2A(r))
+		},
+	}
+	cmd.Flags().BoolVar(&result, "result", false, "print the SendMessage result (a task or a message) instead of a stream event")
 	return cmd
 }
 

@@ -32,6 +32,39 @@ func TestE2ANormalize(t *testing.T) {
 	}
 }
 
+// TestE2ANormalizeA2AAndACP: normalize takes an A2A SendMessage (JSON-RPC in
+// 1.0 or 0.3 method names, or the request alone) and an ACP session/prompt
+// (before, the A2A request failed with "message: unknown field").
+func TestE2ANormalizeA2AAndACP(t *testing.T) {
+	cases := []struct {
+		in, method, source, session string
+	}{
+		{`{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, "session/prompt", "a2a", ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`, "session/prompt", "a2a", ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"hi"}]}}}`, "session/prompt", "a2a", ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi"}]}}`, "session/prompt", "acp", "s"},
+	}
+	for _, c := range cases {
+		code, out, errOut := sluice(t, c.in, "e2a", "normalize")
+		var e struct {
+			Method     string
+			SessionID  string `json:"session_id"`
+			Provenance struct {
+				SourceProtocol string `json:"source_protocol"`
+			}
+			Params struct {
+				Message map[string]any
+			}
+		}
+		if code != cli.ExitOK || json.Unmarshal([]byte(out), &e) != nil || e.Method != c.method || e.Provenance.SourceProtocol != c.source || e.SessionID != c.session {
+			t.Errorf("%.60s: exit %d %s %s", c.in, code, out, errOut)
+		}
+		if c.source == "a2a" && (e.Params.Message["role"] != "ROLE_USER" || e.Params.Message["kind"] != nil) {
+			t.Errorf("%.60s: the message is not A2A 1.0: %v", c.in, e.Params.Message)
+		}
+	}
+}
+
 func TestE2ABadInput(t *testing.T) {
 	cases := []struct {
 		args      []string
@@ -47,6 +80,8 @@ func TestE2ABadInput(t *testing.T) {
 		{[]string{"response-to-acp"}, `{"response_id":"r"}`, "is required"},
 		{[]string{"response-to-a2a"}, `{"nope":1}`, "unknown field"},
 		{[]string{"normalize", "extra-arg"}, `{}`, "unknown command"},
+		{[]string{"normalize"}, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}`, "method"},
+		{[]string{"to-acp"}, `{"method":"session/prompt","params":{}}`, "params.prompt"},
 	}
 	for _, c := range cases {
 		code, out, errOut := sluice(t, c.stdin, append([]string{"e2a"}, c.args...)...)
@@ -59,7 +94,7 @@ func TestE2ABadInput(t *testing.T) {
 func TestE2AToACP(t *testing.T) {
 	in := `{"method":"session/prompt","session_id":"s1","jsonrpc_id":42,"params":{"content":"hi"}}`
 	code, out, errOut := sluice(t, in, "e2a", "to-acp", "--compact")
-	want := `{"jsonrpc":"2.0","id":42,"method":"session/prompt","params":{"content":"hi","prompt":[{"text":"hi","type":"text"}],"session_id":"s1"}}` + "\n"
+	want := `{"jsonrpc":"2.0","id":42,"method":"session/prompt","params":{"content":"hi","prompt":[{"text":"hi","type":"text"}],"sessionId":"s1"}}` + "\n"
 	if code != cli.ExitOK || out != want {
 		t.Fatalf("exit %d %s\n got %s\nwant %s", code, errOut, out, want)
 	}
@@ -83,8 +118,13 @@ func TestE2AResponseProjections(t *testing.T) {
 	}
 	stream := strings.Replace(frameJSON("a2a.stream_event", `{"branch":"artifact_update","payload":{"taskId":"t"}}`), `"status":"failed"`, `"status":"succeeded"`, 1)
 	code, out, _ = sluice(t, stream, "e2a", "response-to-a2a", "--compact")
-	if code != cli.ExitOK || out != `{"artifactUpdate":{"taskId":"t"}}`+"\n" {
+	if code != cli.ExitOK || out != `{"artifactUpdate":{"artifact":{"artifactId":"output","parts":[]},"contextId":"q","taskId":"t"}}`+"\n" {
 		t.Fatalf("response-to-a2a: %d %s", code, out)
+	}
+	complete := strings.Replace(frameJSON("e2a.complete", `{"result":{"n":1}}`), `"status":"failed"`, `"status":"succeeded"`, 1)
+	code, out, _ = sluice(t, complete, "e2a", "response-to-a2a", "--result", "--compact")
+	if code != cli.ExitOK || !strings.HasPrefix(out, `{"task":{"contextId":"q","id":"q","status":{"message":`) || strings.Contains(out, "final") {
+		t.Fatalf("response-to-a2a --result: a SendMessage result is a Task: %d %s", code, out)
 	}
 	code, out, _ = sluice(t, frameJSON("acp.prompt_result", `{}`), "e2a", "response-to-a2a")
 	if code != cli.ExitOK || out != "null\n" {

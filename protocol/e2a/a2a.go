@@ -3,7 +3,6 @@ package e2a
 import (
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 )
 
@@ -26,7 +25,10 @@ type A2AOptions struct {
 // details {kind: "a2a_send_message", abstract_operation: "SendMessage"}.
 // Beyond the reference, task_id and context_id fall back to the message's
 // taskId / contextId and message_id is the message's messageId, the meaning §4.1
-// gives those fields.
+// gives those fields; and a message or configuration written to A2A 0.3 (kind
+// discriminators, lowercase roles, "blocking") is rewritten as A2A 1.0 (see
+// a2aV1; no id is minted here), with provenance.details.a2a_version "0.3", so
+// what follows reads one shape.
 func EnvelopeFromA2A(req map[string]any, opt A2AOptions) (*Envelope, error) {
 	msg, ok := req["message"].(map[string]any)
 	if !ok {
@@ -62,6 +64,9 @@ func EnvelopeFromA2A(req map[string]any, opt A2AOptions) (*Envelope, error) {
 		}
 	}
 	details := map[string]any{"kind": "a2a_send_message", "abstract_operation": "SendMessage"}
+	if a2aIsV03(msg, cfg) {
+		details["a2a_version"] = "0.3"
+	}
 	maps.Copy(details, opt.ExtraDetails)
 	e := NewEnvelope()
 	e.Provenance = Provenance{SourceProtocol: SourceA2A, Converter: orDefault(opt.Converter, ConverterA2A), ConvertedAt: nowOr(opt.Now), Details: details}
@@ -74,7 +79,7 @@ func EnvelopeFromA2A(req map[string]any, opt A2AOptions) (*Envelope, error) {
 		e.IdentityOrigin = opt.IdentityOrigin
 	}
 	e.ExpectedOutputModes = modes
-	e.Params = map[string]any{"message": maps.Clone(msg), "configuration": orEmpty(maps.Clone(cfg))}
+	e.Params = map[string]any{"message": a2aV1{}.message(msg, "", ""), "configuration": orEmpty(a2aV1Config(cfg))}
 	if len(meta) > 0 {
 		e.A2AMetadata = maps.Clone(meta)
 	}
@@ -91,236 +96,43 @@ func str(m map[string]any, keys ...string) string {
 	return ""
 }
 
-// ResponseToA2A projects a frame onto A2A JSON with exactly one of the keys
-// task, message, statusUpdate, artifactUpdate (a StreamResponse, which is also
-// the shape of a SendMessage result), or returns nil when the frame has none.
-//
-//   - a2a.stream_event (§8 e2a_response_to_a2a_stream_payload): projections.a2a
-//     when it is already one such key; else body.branch (one of StreamBranches)
-//     with body.payload (an object) under the branch's camelCase key;
-//   - a2a.task and a2a.message: the body under "task" or "message";
-//   - sluice's own kinds, for A2A callers of the gateway: e2a.chunk becomes an
-//     artifactUpdate of the artifact "output" (text deltas as text parts, other
-//     deltas as data parts; append after the first frame); e2a.complete a final
-//     statusUpdate TASK_STATE_COMPLETED whose agent message carries the result;
-//     e2a.error a final statusUpdate TASK_STATE_FAILED whose message carries the
-//     error message, with code and details in the message's metadata;
-//   - any other kind: nil.
-//
-// Written A2A JSON follows A2A 1.0 (TASK_STATE_*, ROLE_AGENT, parts {text} or
-// {data}).
-func ResponseToA2A(r *Response) map[string]any {
-	switch r.Kind {
-	case KindA2AStreamEvent:
-		if proj, ok := r.Projections["a2a"].(map[string]any); ok && len(proj) == 1 {
-			for k := range proj {
-				if k == "task" || k == "message" || k == "statusUpdate" || k == "artifactUpdate" {
-					return maps.Clone(proj)
-				}
+// a2aIsV03 reports whether a SendMessage request was written to A2A 0.3: its
+// message (or a part) has a kind discriminator or a lowercase role, or its
+// configuration says "blocking".
+func a2aIsV03(msg, cfg map[string]any) bool {
+	if _, ok := msg["kind"]; ok {
+		return true
+	}
+	if role, _ := msg["role"].(string); role == "user" || role == "agent" {
+		return true
+	}
+	if parts, ok := msg["parts"].([]any); ok {
+		for _, p := range parts {
+			if pm, ok := p.(map[string]any); ok && pm["kind"] != nil {
+				return true
 			}
 		}
-		branch, _ := r.Body["branch"].(string)
-		payload, ok := r.Body["payload"].(map[string]any)
-		key, known := a2aStreamKeys[branch]
-		if !ok || !known {
-			return nil
-		}
-		return map[string]any{key: payload}
-	case KindA2ATask:
-		return map[string]any{"task": orEmpty(r.Body)}
-	case KindA2AMessage:
-		return map[string]any{"message": orEmpty(r.Body)}
-	case KindChunk:
-		part := map[string]any{"data": r.Body["delta"]}
-		if s, ok := r.Body["delta"].(string); ok {
-			part = map[string]any{"text": s}
-		}
-		return map[string]any{"artifactUpdate": map[string]any{
-			"taskId": r.TaskID, "contextId": r.ContextID,
-			"artifact":  map[string]any{"artifactId": "output", "parts": []any{part}},
-			"append":    r.Sequence > 0,
-			"lastChunk": false,
-		}}
-	case KindComplete:
-		return a2aFinal(r, "TASK_STATE_COMPLETED", map[string]any{"data": r.Body["result"]}, nil)
-	case KindError:
-		msg, _ := r.Body["message"].(string)
-		meta := map[string]any{"code": r.Body["code"], "details": r.Body["details"]}
-		return a2aFinal(r, "TASK_STATE_FAILED", map[string]any{"text": msg}, meta)
 	}
-	return nil
+	_, blocking := cfg["blocking"]
+	return blocking
 }
 
-func a2aFinal(r *Response, state string, part, meta map[string]any) map[string]any {
-	message := map[string]any{"messageId": r.ResponseID, "role": "ROLE_AGENT", "parts": []any{part}}
-	if r.TaskID != "" {
-		message["taskId"] = r.TaskID
-	}
-	if r.ContextID != "" {
-		message["contextId"] = r.ContextID
-	}
-	if meta != nil {
-		message["metadata"] = meta
-	}
-	status := map[string]any{"state": state, "message": message}
-	if !r.Timestamp.IsZero() {
-		status["timestamp"] = FormatTimestamp(r.Timestamp)
-	}
-	return map[string]any{"statusUpdate": map[string]any{"taskId": r.TaskID, "contextId": r.ContextID, "status": status, "final": true}}
-}
-
-// taskOutcome says what an A2A task state means for the frame carrying it:
-// terminal states end the stream (completed succeeded; failed, canceled and
-// rejected failed); interrupted states (input or auth required) end it too, as
-// A2A ends a stream there, and the call succeeded in reaching the agent;
-// submitted, working and unknown states are in progress. Both A2A 1.0
-// (TASK_STATE_COMPLETED) and 0.x (completed, input-required) spellings are read.
-func taskOutcome(state string) (final bool, status Status) {
-	s := strings.ToLower(strings.TrimPrefix(state, "TASK_STATE_"))
-	s = strings.ReplaceAll(s, "-", "_")
-	switch s {
-	case "completed":
-		return true, StatusSucceeded
-	case "failed", "canceled", "cancelled", "rejected":
-		return true, StatusFailed
-	case "input_required", "auth_required":
-		return true, StatusSucceeded
-	}
-	return false, StatusInProgress
-}
-
-// FrameFromA2ATask turns an A2A Task an agent returned into the L2 part of an
-// a2a.task frame; its state decides final and status (see taskOutcome). It
-// needs an id and status.state.
-func FrameFromA2ATask(task map[string]any) (*Response, error) {
-	state, err := a2aTaskState(task, "")
-	if err != nil {
-		return nil, err
-	}
-	final, status := taskOutcome(state)
-	return &Response{IsFinal: final, Status: status, Kind: KindA2ATask, Body: maps.Clone(task),
-		TaskID: str(task, "id"), ContextID: str(task, "contextId", "context_id")}, nil
-}
-
-// FrameFromA2AMessage turns an A2A Message an agent returned into the L2 part
-// of a final, succeeded a2a.message frame (a message answer ends an A2A
-// exchange). It needs role and parts.
-func FrameFromA2AMessage(msg map[string]any) (*Response, error) {
-	if err := a2aCheckMessage(msg, ""); err != nil {
-		return nil, err
-	}
-	return &Response{IsFinal: true, Status: StatusSucceeded, Kind: KindA2AMessage, Body: maps.Clone(msg),
-		TaskID: str(msg, "taskId", "task_id"), ContextID: str(msg, "contextId", "context_id")}, nil
-}
-
-// FrameFromA2AResult turns the result of an A2A SendMessage ({"task": ...} or
-// {"message": ...}) into an a2a.task or a2a.message frame.
-func FrameFromA2AResult(result map[string]any) (*Response, error) {
-	key, payload, err := a2aOneOf(result, []string{"task", "message"})
-	if err != nil {
-		return nil, err
-	}
-	if key == "task" {
-		return FrameFromA2ATask(payload)
-	}
-	return FrameFromA2AMessage(payload)
-}
-
-// FrameFromA2AStream turns one A2A StreamResponse into the L2 part of an
-// a2a.stream_event frame, body {branch, payload}. A task or status update in a
-// terminal or interrupted state ends the stream (see taskOutcome); a message
-// ends it too; an artifact update is in progress.
-func FrameFromA2AStream(sr map[string]any) (*Response, error) {
-	key, payload, err := a2aOneOf(sr, []string{"task", "message", "statusUpdate", "artifactUpdate"})
-	if err != nil {
-		return nil, err
-	}
-	r := &Response{Status: StatusInProgress, Kind: KindA2AStreamEvent}
-	var branch string
-	switch key {
-	case "task":
-		branch = BranchTask
-		state, err := a2aTaskState(payload, key)
-		if err != nil {
-			return nil, err
-		}
-		r.IsFinal, r.Status = taskOutcome(state)
-		r.TaskID = str(payload, "id")
-	case "message":
-		branch = BranchMessage
-		if err := a2aCheckMessage(payload, key); err != nil {
-			return nil, err
-		}
-		r.IsFinal, r.Status = true, StatusSucceeded
-		r.TaskID = str(payload, "taskId", "task_id")
-	case "statusUpdate":
-		branch = BranchStatusUpdate
-		state, err := a2aTaskState(payload, key)
-		if err != nil {
-			return nil, err
-		}
-		r.IsFinal, r.Status = taskOutcome(state)
-		r.TaskID = str(payload, "taskId", "task_id")
-	default:
-		branch = BranchArtifactUpdate
-		if _, ok := payload["artifact"].(map[string]any); !ok {
-			return nil, &Error{Path: "artifactUpdate.artifact", Message: "is required and must be an object"}
-		}
-		r.TaskID = str(payload, "taskId", "task_id")
-	}
-	r.ContextID = str(payload, "contextId", "context_id")
-	r.Body = map[string]any{"branch": branch, "payload": maps.Clone(payload)}
-	return r, nil
-}
-
-func a2aOneOf(m map[string]any, keys []string) (string, map[string]any, error) {
-	if len(m) != 1 {
-		return "", nil, &Error{Message: fmt.Sprintf("must hold exactly one of %s, got %d keys", joinList(keys), len(m))}
-	}
-	for k, v := range m {
-		if !contains(keys, k) {
-			return "", nil, &Error{Path: k, Message: "is not one of " + joinList(keys), Suggestions: didYouMean(k, keys)}
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return "", nil, &Error{Path: k, Message: "must be an object"}
-		}
-		return k, obj, nil
-	}
-	return "", nil, &Error{Message: "must hold exactly one of " + joinList(keys)} // not reached: len(m) == 1
-}
-
-func a2aTaskState(m map[string]any, at string) (string, error) {
-	prefix := at
-	if prefix != "" {
-		prefix += "."
-	}
-	if at != "statusUpdate" {
-		if id, ok := m["id"].(string); !ok || id == "" {
-			return "", &Error{Path: prefix + "id", Message: "is required"}
+// a2aV1Config rewrites an A2A 0.3 MessageSendConfiguration's "blocking" as
+// 1.0's "returnImmediately" (its negation) and "pushNotificationConfig" as
+// "taskPushNotificationConfig"; every other key is kept.
+func a2aV1Config(cfg map[string]any) map[string]any {
+	out := maps.Clone(cfg)
+	if b, ok := out["blocking"].(bool); ok {
+		delete(out, "blocking")
+		if _, set := out["returnImmediately"]; !set {
+			out["returnImmediately"] = !b
 		}
 	}
-	status, ok := m["status"].(map[string]any)
-	if !ok {
-		return "", &Error{Path: prefix + "status", Message: "is required and must be an object"}
+	if pc, ok := out["pushNotificationConfig"]; ok {
+		delete(out, "pushNotificationConfig")
+		if _, set := out["taskPushNotificationConfig"]; !set {
+			out["taskPushNotificationConfig"] = pc
+		}
 	}
-	state, ok := status["state"].(string)
-	if !ok || state == "" {
-		return "", &Error{Path: prefix + "status.state", Message: "is required"}
-	}
-	return state, nil
-}
-
-func a2aCheckMessage(m map[string]any, at string) error {
-	prefix := at
-	if prefix != "" {
-		prefix += "."
-	}
-	if role, ok := m["role"].(string); !ok || role == "" {
-		return &Error{Path: prefix + "role", Message: "is required"}
-	}
-	if _, ok := m["parts"].([]any); !ok {
-		return &Error{Path: prefix + "parts", Message: "is required and must be an array"}
-	}
-	return nil
+	return out
 }

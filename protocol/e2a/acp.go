@@ -69,17 +69,29 @@ func nowOr(t time.Time) time.Time {
 // ACPCall is a JSON-RPC 2.0 call; it is written with "jsonrpc":"2.0" first, in
 // the order of spec §11.4.
 type ACPCall struct {
-	ID     ID // null makes it a notification
+	ID     ID // null on a notification
 	Method string
 	Params map[string]any
 }
 
+// IsNotification reports whether c is written as a notification: a null ID
+// and a method ACP sends as one (ACPNotificationNames).
+func (c ACPCall) IsNotification() bool {
+	return c.ID.IsNull() && contains(ACPNotificationNames, c.Method)
+}
+
 // MarshalJSON writes {"jsonrpc":"2.0","id":...,"method":...,"params":{...}}.
+// A notification has no "id" member at all: JSON-RPC 2.0 and the ACP SDK take
+// a call with "id": null for a request and answer it.
 func (c ACPCall) MarshalJSON() ([]byte, error) {
 	w := encoder{}
-	w.raw(`{"jsonrpc":"2.0","id":`)
-	w.id(c.ID)
-	w.raw(`,"method":`)
+	w.raw(`{"jsonrpc":"2.0",`)
+	if !c.IsNotification() {
+		w.raw(`"id":`)
+		w.id(c.ID)
+		w.raw(`,`)
+	}
+	w.raw(`"method":`)
 	w.optStr(c.Method)
 	w.raw(`,"params":`)
 	w.obj(c.Params)
@@ -89,9 +101,12 @@ func (c ACPCall) MarshalJSON() ([]byte, error) {
 
 // ToACPCall turns an envelope into the JSON-RPC call an ACP peer receives (§8
 // envelope_to_acp_jsonrpc_call): ext_method when method is "ext", params through
-// MergeParamsToACPPrompt, the envelope's jsonrpc_id. Provenance is untouched. A
-// gateway method such as workflow.execute comes out as it is, which a pure ACP
-// peer will not understand: map it first (§2).
+// MergeParamsToACPPrompt, the envelope's jsonrpc_id (left out for a
+// notification such as session/cancel). Provenance is untouched. A
+// session/prompt with nothing to make a prompt of is an error naming
+// params.prompt, as ACP requires one. A gateway method such as
+// workflow.execute comes out as it is, which a pure ACP peer will not
+// understand: map it first (§2).
 func ToACPCall(e *Envelope) (ACPCall, error) {
 	method := e.Method
 	if method == MethodExt && e.ExtMethod != "" {
@@ -100,6 +115,9 @@ func ToACPCall(e *Envelope) (ACPCall, error) {
 	params, err := MergeParamsToACPPrompt(e)
 	if err != nil {
 		return ACPCall{}, err
+	}
+	if _, ok := params["prompt"]; method == ACPSessionPrompt && !ok {
+		return ACPCall{}, &Error{Path: "params.prompt", Message: "session/prompt has no prompt, content_blocks, text, content or query; ACP requires a prompt"}
 	}
 	return ACPCall{ID: e.JSONRPCID, Method: method, Params: params}, nil
 }
@@ -162,13 +180,21 @@ func ResponseToACP(r *Response) map[string]any {
 }
 
 // SessionUpdateNotification projects an acp.session_update frame onto the ACP
-// session/update notification whose params are the body (§12.6); nil for any
-// other kind.
+// session/update notification whose params are the body (§12.6), with the
+// frame's session_id as params.sessionId when the body has none (ACP requires
+// it); nil for any other kind.
 func SessionUpdateNotification(r *Response) *ACPCall {
 	if r.Kind != KindACPSessionUpdate {
 		return nil
 	}
-	return &ACPCall{Method: ACPSessionUpdate, Params: maps.Clone(r.Body)}
+	params := maps.Clone(r.Body)
+	if _, ok := params["sessionId"]; !ok && r.SessionID != "" {
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["sessionId"] = r.SessionID
+	}
+	return &ACPCall{Method: ACPSessionUpdate, Params: params}
 }
 
 // jsonInt returns v as an integer when it is an integral JSON number.

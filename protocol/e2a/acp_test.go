@@ -61,7 +61,7 @@ func TestToACPCallMethods(t *testing.T) {
 	}
 	for _, c := range cases {
 		e := e2a.NewEnvelope()
-		e.Method, e.ExtMethod = c.method, c.ext
+		e.Method, e.ExtMethod, e.Params = c.method, c.ext, map[string]any{"text": "x"}
 		call, err := e2a.ToACPCall(e)
 		if err != nil || call.Method != c.want {
 			t.Errorf("%q/%q: got %q, %v", c.method, c.ext, call.Method, err)
@@ -109,7 +109,16 @@ func TestResponseToACPCodes(t *testing.T) {
 		t.Fatal("only acp.session_update frames are notifications")
 	}
 	n := e2a.SessionUpdateNotification(&e2a.Response{Kind: e2a.KindACPSessionUpdate, Body: map[string]any{"sessionId": "s"}})
-	if b, _ := json.Marshal(n); string(b) != `{"jsonrpc":"2.0","id":null,"method":"session/update","params":{"sessionId":"s"}}` {
-		t.Fatalf("notification %s", b)
+	if b, _ := json.Marshal(n); string(b) != `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}` {
+		t.Fatalf("a notification has no id member (the ACP SDK takes \"id\":null for a request): %s", b)
+	}
+	// The frame's session fills a body that has none (ACP requires sessionId).
+	n = e2a.SessionUpdateNotification(&e2a.Response{Kind: e2a.KindACPSessionUpdate, SessionID: "f", Body: map[string]any{"update": map[string]any{}}})
+	if n.Params["sessionId"] != "f" {
+		t.Fatalf("sessionId not filled from the frame: %v", n.Params)
+	}
+	// A request keeps "id": null; only notifications drop it.
+	if b, _ := json.Marshal(e2a.ACPCall{Method: "session/prompt"}); string(b) != `{"jsonrpc":"2.0","id":null,"method":"session/prompt","params":{}}` {
+		t.Fatalf("request %s", b)
 	}
 }

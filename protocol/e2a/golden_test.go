@@ -76,6 +76,31 @@ var goldenCases = map[string]func(t *testing.T, in []byte) (any, error){
 		assertEnvelopeRoundTrip(t, e)
 		return e, nil
 	},
+	// Any request sluice takes -> envelope (sluice e2a normalize).
+	"normalize": func(t *testing.T, in []byte) (any, error) {
+		e, err := e2a.NormalizeRequest(in, e2a.Limits{}, e2a.NormalizeOptions{Now: fixedNow})
+		if err != nil {
+			return nil, err
+		}
+		assertEnvelopeRoundTrip(t, e)
+		return e, nil
+	},
+	// Frame -> A2A SendMessage result, a Task or a Message (null when none).
+	"result_to_a2a": func(t *testing.T, in []byte) (any, error) {
+		r, err := e2a.DecodeResponse(in, e2a.Limits{})
+		if err != nil {
+			return nil, err
+		}
+		return e2a.ResultToA2A(r), nil
+	},
+	// acp.session_update frame -> ACP session/update notification (null for other kinds).
+	"session_update_to_acp": func(t *testing.T, in []byte) (any, error) {
+		r, err := e2a.DecodeResponse(in, e2a.Limits{})
+		if err != nil {
+			return nil, err
+		}
+		return e2a.SessionUpdateNotification(r), nil
+	},
 	// Frame -> ACP JSON-RPC response (null when not applicable).
 	"response_to_acp": func(t *testing.T, in []byte) (any, error) {
 		r, err := e2a.DecodeResponse(in, e2a.Limits{})
@@ -107,10 +132,7 @@ var goldenCases = map[string]func(t *testing.T, in []byte) (any, error){
 		if err := json.Unmarshal(in, &v); err != nil {
 			t.Fatal(err)
 		}
-		conv := map[string]func(map[string]any) (*e2a.Response, error){
-			"task": e2a.FrameFromA2ATask, "message": e2a.FrameFromA2AMessage,
-			"result": e2a.FrameFromA2AResult, "stream": e2a.FrameFromA2AStream,
-		}[strings.TrimPrefix(filepath.Ext(strings.TrimSuffix(t.Name(), ".json")), ".")]
+		conv := a2aFrameConverter(t.Name())
 		return writeOne(t, func() (*e2a.Response, error) { return conv(v) })
 	},
 	// A recorded stream -> the check report.

@@ -157,7 +157,7 @@ func checkParam(kind paramKind, v any) string {
 // arrive with method session/prompt; provenance tells them apart) onto the
 // gateway's agent.invoke, for the agent the ingress route names:
 //
-//   - from ACP: input is MergeParamsToACPPrompt's params (prompt, session_id,
+//   - from ACP: input is MergeParamsToACPPrompt's params (prompt, sessionId,
 //     _meta) — the agent receives the prompt whatever field the client used;
 //   - from A2A: input is {message, configuration}, task_id the envelope's
 //     task_id when set.

@@ -80,7 +80,7 @@ func TestToAgentInvoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"agent": "helper", "input": map[string]any{"sessionId": "s1", "text": "hello", "session_id": "s1",
+	want := map[string]any{"agent": "helper", "input": map[string]any{"sessionId": "s1", "text": "hello",
 		"prompt": []any{map[string]any{"type": "text", "text": "hello"}}}}
 	if got.Method != e2a.MethodAgentInvoke || !reflect.DeepEqual(got.Params, want) || got.RequestID != "req" || got.JSONRPCID != acp.JSONRPCID ||
 		got.Provenance.Details["mapped_from_method"] != "session/prompt" || acp.Provenance.Details["mapped_from_method"] != nil {
