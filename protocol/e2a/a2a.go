@@ -163,8 +163,8 @@ func a2aFinal(r *Response, state string, part, meta map[string]any) map[string]a
 		message["metadata"] = meta
 	}
 	status := map[string]any{"state": state, "message": message}
-	if !r.Timestamp.IsZero() {
-		status["timestamp"] = FormatTimestamp(r.Timestamp)
+	if r.Timestamp != nil {
+		status["timestamp"] = FormatTimestamp(*r.Timestamp)
 	}
 	return map[string]any{"statusUpdate": map[string]any{"taskId": r.TaskID, "contextId": r.ContextID, "status": status, "final": true}}
 }
