@@ -3,14 +3,16 @@ package e2a_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // The four bugs differential testing against the reference found (issue 19).
-// These tests use only the API that existed before the fix, so that each can
-// be run against the old code, where it fails.
+// The four tests below use only the API that existed before the fix, so that
+// each can be run against the old code, where it fails.
 
 // identity_origin "" was taken as the default "user"; R says anything outside
 // system|user|agent|service is an error, and the reference's
@@ -101,5 +103,23 @@ func TestJSONRPCIDBeyond2to53StaysTheSameNumber(t *testing.T) {
 	}
 	if b2, _ := e2a.AppendEnvelope(nil, back); !bytes.Equal(b, b2) {
 		t.Fatalf("not stable:\n%s\n%s", b, b2)
+	}
+}
+
+// Skipped keys are listed for the caller's log, bounded: at most 32 paths,
+// each key cut to 64 bytes, nested ones under their parent.
+func TestIgnoredKeysAreListedBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"provenance":{"hint":1},"auth":{"scheme":"x"},"` + strings.Repeat("k", 100) + `":1`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, `,"x%d":{"a":[1,{"b":null}]}`, i)
+	}
+	b.WriteString("}")
+	_, ignored, err := e2a.DecodeEnvelopeIgnoring([]byte(b.String()), e2a.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ignored) != 32 || ignored[0] != "provenance.hint" || ignored[1] != "auth.scheme" || ignored[2] != strings.Repeat("k", 64) || ignored[3] != "x0" {
+		t.Fatalf("ignored: %q", ignored)
 	}
 }
