@@ -227,7 +227,7 @@ func TestAgentsListAndRm(t *testing.T) {
 func frames(t *testing.T, reqID string, fs ...*e2a.Response) string {
 	var b strings.Builder
 	for i, f := range fs {
-		f.RequestID, f.ResponseID, f.Sequence, f.Timestamp = reqID, "resp-"+string(rune('a'+i)), int64(i), time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC)
+		f.RequestID, f.ResponseID, f.Sequence, f.Timestamp = reqID, "resp-"+string(rune('a'+i)), int64(i), e2a.Time(time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC))
 		line, err := e2a.AppendResponse(nil, f)
 		if err != nil {
 			t.Fatal(err)

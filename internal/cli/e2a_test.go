@@ -20,7 +20,7 @@ func TestE2ANormalize(t *testing.T) {
 		t.Fatal(err)
 	}
 	if e["channel"] != "feishu" || e["method"] != "chat.send" || e["timestamp"] != "2026-03-26T11:33:01.150000+00:00" ||
-		e["channel_context"].(map[string]any)["feishu_open_id"] != "ou_xxx" || e["auth"] != nil || len(e) != 26 {
+		e["channel_context"].(map[string]any)["feishu_open_id"] != "ou_xxx" || e["auth"] != nil || len(e) != 29 {
 		t.Fatalf("normalized: %s", out)
 	}
 	if !strings.HasPrefix(out, "{\n  \"protocol_version\": \"1.0\",\n  \"provenance\": {") {
@@ -73,12 +73,12 @@ func TestE2ABadInput(t *testing.T) {
 	}{
 		{[]string{"normalize"}, `{"identity_origin":"bot"}`, "identity_origin"},
 		{[]string{"normalize"}, ``, "must be an object"},
-		{[]string{"normalize"}, `{"chanel":"x"}`, `did you mean "channel"`},
+		{[]string{"normalize"}, `{"identity_origin":""}`, "identity_origin"},
 		{[]string{"normalize"}, `{"a":` + strings.Repeat(" ", 1<<20) + `1}`, "larger than the 1048576-byte limit"},
 		{[]string{"to-acp"}, `[1]`, "must be an object"},
 		{[]string{"to-acp"}, `{"method":"session/prompt","acp_meta":{"a":1},"params":{"text":"x","_meta":1}}`, "params._meta"},
 		{[]string{"response-to-acp"}, `{"response_id":"r"}`, "is required"},
-		{[]string{"response-to-a2a"}, `{"nope":1}`, "unknown field"},
+		{[]string{"response-to-a2a"}, `{"nope":1}`, "is required"},
 		{[]string{"normalize", "extra-arg"}, `{}`, "unknown command"},
 		{[]string{"normalize"}, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}`, "method"},
 		{[]string{"to-acp"}, `{"method":"session/prompt","params":{}}`, "params.prompt"},

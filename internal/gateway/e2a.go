@@ -21,9 +21,15 @@ func (s *Server) e2aHandler(w http.ResponseWriter, r *http.Request) {
 	var env *e2a.Envelope
 	b, err := s.readCallBody(r, c)
 	if err == nil {
-		env, err = e2a.DecodeEnvelope(b, e2a.Limits{MaxBytes: int(s.cfg.MaxBodyBytes)})
+		var ignored []string
+		env, ignored, err = e2a.DecodeEnvelopeIgnoring(b, e2a.Limits{MaxBytes: int(s.cfg.MaxBodyBytes)})
 		if err != nil {
 			err = fault.New(fault.Invalid, "invalid envelope: %s", err.Error())
+		}
+		if len(ignored) > 0 {
+			// As the reference does, fields this codec does not know are
+			// skipped; the names (never the values) go to the debug log.
+			s.log.Debug("e2a envelope fields ignored", "requestId", reqID, "fields", ignored)
 		}
 	}
 	if env == nil {

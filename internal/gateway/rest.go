@@ -40,7 +40,7 @@ func (s *Server) restCall(r *http.Request, rt route) (*Call, error) {
 	env.Method = rt.rpc
 	env.Channel = "rest"
 	env.SessionID = r.Header.Get("X-Sluice-Session")
-	env.Timestamp = s.clock.Now().UTC()
+	env.Timestamp = e2a.Time(s.clock.Now())
 	c := newHTTPCall(env, r.Header, "rest")
 	params := map[string]any{}
 	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {

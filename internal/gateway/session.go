@@ -324,7 +324,7 @@ func (ss *sessionConn) start(ctx context.Context, reqID, method string, params m
 		defer ss.seq.Forget(reqID)
 		env := e2a.NewEnvelope()
 		env.RequestID, env.Method, env.Params = reqID, method, params
-		env.SessionID, env.Channel, env.Timestamp = ss.sessionID, "session", ss.s.clock.Now().UTC()
+		env.SessionID, env.Channel, env.Timestamp = ss.sessionID, "session", e2a.Time(ss.s.clock.Now())
 		c := &Call{Env: env, Key: ss.key, Transport: ss.transport}
 		sink := e2a.SinkFunc(func(f *e2a.Response) error {
 			if f.IsFinal {

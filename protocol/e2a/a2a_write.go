@@ -151,8 +151,8 @@ func a2aOwnStatus(r *Response, state string, parts []any, meta map[string]any) m
 		}
 		status["message"] = message
 	}
-	if !r.Timestamp.IsZero() {
-		status["timestamp"] = FormatTimestamp(r.Timestamp)
+	if r.Timestamp != nil {
+		status["timestamp"] = FormatTimestamp(*r.Timestamp)
 	}
 	return map[string]any{"status": status}
 }

@@ -59,11 +59,11 @@ func EnvelopeFromACP(method string, params map[string]any, opt ACPOptions) *Enve
 	return e
 }
 
-func nowOr(t time.Time) time.Time {
+func nowOr(t time.Time) *time.Time {
 	if t.IsZero() {
-		return time.Now().UTC()
+		return Time(time.Now())
 	}
-	return t.UTC()
+	return Time(t)
 }
 
 // ACPCall is a JSON-RPC 2.0 call; it is written with "jsonrpc":"2.0" first, in

@@ -22,7 +22,7 @@ func CheckFrame(r *Response) error {
 		return &Error{Path: "request_id", Message: "is required"}
 	case r.Sequence < 0:
 		return &Error{Path: "sequence", Message: "must not be negative"}
-	case r.Timestamp.IsZero():
+	case r.Timestamp == nil:
 		return &Error{Path: "timestamp", Message: "is required"}
 	case !r.Status.Valid():
 		return &Error{Path: "status", Message: fmt.Sprintf("%q is not one of succeeded, failed, in_progress", r.Status)}

@@ -3,47 +3,66 @@ package e2a
 import "fmt"
 
 // envelopeFields are the keys an envelope may have: its own fields, then the
-// legacy keys read for compatibility (spec §9 and §10).
+// legacy keys read for compatibility (spec §9 and §10, and the reference's
+// app_id and workspace_dir). Other keys are skipped and reported.
 var envelopeFields = []string{
 	"protocol_version", "provenance", "request_id", "jsonrpc_id", "correlation_id",
 	"task_id", "context_id", "session_id", "message_id", "timestamp",
 	"identity_origin", "channel", "user_id", "agent_ref", "chat_id",
-	"source_agent_id", "method", "params", "ext_method", "session_update_kind",
-	"is_stream", "expected_output_modes", "auth", "channel_context",
-	"a2a_metadata", "acp_meta",
-	"channel_id", "req_method", "payload", "binding", "metadata",
+	"source_agent_id", "agent_id", "service_id", "workspace_key", "method",
+	"params", "ext_method", "session_update_kind", "is_stream",
+	"expected_output_modes", "auth", "channel_context", "a2a_metadata", "acp_meta",
+	"channel_id", "req_method", "payload", "binding", "metadata", "app_id", "workspace_dir",
 }
 
 // legacy holds the compatibility keys until every field is read.
 type legacy struct {
-	channelID, reqMethod  string
-	channelOff, methodOff int
-	payload, metadata     map[string]any
-	binding               string
-	hasBinding            bool
+	channelID, reqMethod, workspaceDir  string
+	channelOff, methodOff, workspaceOff int
+	payload, metadata                   map[string]any
+	binding                             string
+	hasBinding                          bool
+	appID                               any
 }
 
-// DecodeEnvelope reads one envelope in the current shape, the legacy
-// AgentRequest shape, or any mix, and returns it normalized:
+// DecodeEnvelope reads one envelope as DecodeEnvelopeIgnoring does, without
+// telling which unknown keys it skipped.
+func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
+	e, _, err := DecodeEnvelopeIgnoring(data, lim)
+	return e, err
+}
+
+// DecodeEnvelopeIgnoring reads one envelope in the current shape, the legacy
+// AgentRequest shape, or any mix, and returns it normalized, with the paths
+// of the unknown keys it skipped ("x-trace", "provenance.hint"), so that the
+// caller may log them; the codec itself logs nothing. As the reference,
+// which reads the keys it knows and ignores the rest:
 //
-//   - channel_id reads as channel and req_method as method (a conflicting
-//     value in both is an error rather than a silent choice);
+//   - agent_id, service_id and workspace_key are read trimmed of white space,
+//     blank meaning null; agent_id falls back to source_agent_id and
+//     workspace_key to the legacy workspace_dir;
+//   - channel_id reads as channel, req_method as method and workspace_dir as
+//     workspace_key (a conflicting value in both is an error rather than a
+//     silent choice);
 //   - a top-level payload object is merged into params without overwriting,
 //     skipping null, [] and {} values;
 //   - binding moves to provenance.details.migrated_from_binding (and "acp" or
 //     "a2a" becomes the source protocol of an e2a-sourced envelope);
 //   - top-level metadata is merged into channel_context key by key, existing
-//     keys winning and codec-internal keys skipped;
+//     keys winning and codec-internal keys skipped; then a non-empty app_id
+//     becomes channel_context.app_id unless that key is already there;
 //   - epoch-seconds timestamps become RFC 3339 UTC, exact to the microsecond.
 //
-// Unknown or duplicate keys, values of the wrong type, an identity_origin or
-// session_update_kind outside its list, "ext" without ext_method and a file
-// reference without uri are errors (*Error) naming the field. Input is bounded by
-// lim (zero: 1 MiB, 64 levels).
-func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
+// Unknown keys are skipped at the top and inside provenance, auth and an
+// object binding (their values must still be JSON without duplicate keys).
+// Duplicate keys, values of the wrong type in a known field, an
+// identity_origin or session_update_kind outside its list, "ext" without
+// ext_method and a file reference without uri are errors (*Error) naming the
+// field. Input is bounded by lim (zero: 1 MiB, 64 levels).
+func DecodeEnvelopeIgnoring(data []byte, lim Limits) (*Envelope, []string, error) {
 	lim = lim.withDefaults(DefaultMaxEnvelopeBytes)
 	if len(data) > lim.MaxBytes {
-		return nil, &Error{Message: fmt.Sprintf("envelope is %d bytes, over the %d-byte limit", len(data), lim.MaxBytes)}
+		return nil, nil, &Error{Message: fmt.Sprintf("envelope is %d bytes, over the %d-byte limit", len(data), lim.MaxBytes)}
 	}
 	p := parser{data: data, maxDepth: lim.MaxDepth}
 	e := NewEnvelope()
@@ -54,7 +73,7 @@ func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
 		case "protocol_version":
 			err = p.version(&e.ProtocolVersion)
 		case "provenance":
-			e.Provenance, err = p.provenance()
+			e.Provenance, err = p.provenance("provenance")
 		case "request_id":
 			e.RequestID, err = p.optString()
 		case "jsonrpc_id":
@@ -83,6 +102,12 @@ func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
 			e.ChatID, err = p.optString()
 		case "source_agent_id":
 			e.SourceAgentID, err = p.optString()
+		case "agent_id":
+			e.AgentID, err = p.trimmedString()
+		case "service_id":
+			e.ServiceID, err = p.trimmedString()
+		case "workspace_key":
+			e.WorkspaceKey, err = p.trimmedString()
 		case "method":
 			e.Method, err = p.optString()
 		case "params":
@@ -112,14 +137,19 @@ func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
 		case "req_method":
 			lg.methodOff = off
 			lg.reqMethod, err = p.optString()
+		case "workspace_dir":
+			lg.workspaceOff = off
+			lg.workspaceDir, err = p.trimmedString()
 		case "payload":
 			lg.payload, err = p.objectOrNull()
 		case "binding":
 			lg.hasBinding, err = p.binding(&lg.binding)
 		case "metadata":
 			lg.metadata, err = p.objectOrNull()
+		case "app_id":
+			lg.appID, err = p.value()
 		default:
-			return unknownField(&p, string(k), off, envelopeFields)
+			return p.skipUnknown("", k)
 		}
 		return err
 	})
@@ -127,15 +157,15 @@ func DecodeEnvelope(data []byte, lim Limits) (*Envelope, error) {
 		err = p.end()
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := lg.apply(e); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := e.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e, nil
+	return e, p.ignored, nil
 }
 
 // apply carries the legacy keys into the envelope's own fields.
@@ -151,6 +181,15 @@ func (lg *legacy) apply(e *Envelope) error {
 		e.Method = lg.reqMethod
 	case lg.reqMethod != "" && lg.reqMethod != e.Method:
 		return &Error{Path: "req_method", Offset: lg.methodOff, Message: fmt.Sprintf("conflicts with method %q; send only method", e.Method)}
+	}
+	switch {
+	case e.WorkspaceKey == "":
+		e.WorkspaceKey = lg.workspaceDir
+	case lg.workspaceDir != "" && lg.workspaceDir != e.WorkspaceKey:
+		return &Error{Path: "workspace_dir", Offset: lg.workspaceOff, Message: "conflicts with workspace_key; send only workspace_key"}
+	}
+	if e.AgentID == "" { // the reference's fallback: agent_id, else source_agent_id
+		e.AgentID = trimSpace(e.SourceAgentID)
 	}
 	for k, v := range lg.payload {
 		if _, ok := e.Params[k]; ok || isEmptyValue(v) {
@@ -184,7 +223,27 @@ func (lg *legacy) apply(e *Envelope) error {
 		}
 		e.ChannelContext[k] = v
 	}
+	if _, ok := e.ChannelContext["app_id"]; !ok && isTruthy(lg.appID) {
+		if e.ChannelContext == nil {
+			e.ChannelContext = map[string]any{}
+		}
+		e.ChannelContext["app_id"] = lg.appID
+	}
 	return nil
+}
+
+// isTruthy is Python's truth test on a JSON value, which is how the reference
+// decides whether an app_id is there: null, false, 0, "", [] and {} are not.
+func isTruthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	}
+	return !isEmptyValue(v)
 }
 
 // isEmptyValue is the payload merge's "nothing there": null, [] or {}.
@@ -246,11 +305,18 @@ func (p *parser) version(dst *string) error {
 	return nil
 }
 
-// origin reads identity_origin; null keeps the default.
+// origin reads identity_origin; null keeps the default, and any string
+// outside the list, "" included, is an error (R: anything else is an error).
 func (p *parser) origin(dst *IdentityOrigin) error {
 	off := p.pos
-	v, err := p.optString()
-	if err != nil || v == "" {
+	if p.peek() == 'n' {
+		return p.null()
+	}
+	if p.peek() != '"' {
+		return p.errAt(off, "must be a string or null, got %s", p.kindAt())
+	}
+	v, err := p.str()
+	if err != nil {
 		return err
 	}
 	o := IdentityOrigin(v)
@@ -300,7 +366,7 @@ func (p *parser) binding(dst *string) (bool, error) {
 		found := false
 		err := p.members(func(k []byte, off int) error {
 			if string(k) != "value" {
-				return unknownField(p, string(k), off, []string{"value"})
+				return p.skipUnknown("binding", k)
 			}
 			found = true
 			s, err := p.optString()

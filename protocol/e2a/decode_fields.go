@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Typed field readers shared by the envelope and response decoders. Each reads
@@ -30,36 +31,49 @@ func (p *parser) optBool() (bool, error) {
 }
 
 // optTime reads an RFC 3339 string or epoch seconds (read compatibility with the
-// legacy AgentRequest's float timestamp), or null.
-func (p *parser) optTime() (time.Time, error) {
+// legacy AgentRequest's float timestamp), or null (nil).
+func (p *parser) optTime() (*time.Time, error) {
 	off := p.pos
 	switch c := p.peek(); {
 	case c == 'n':
-		return time.Time{}, p.null()
+		return nil, p.null()
 	case c == '"':
 		s, err := p.str()
 		if err != nil {
-			return time.Time{}, err
+			return nil, err
 		}
 		t, err := ParseTimestamp(s)
 		if err != nil {
 			e := err.(*Error)
 			e.Offset = off
-			return time.Time{}, e
+			return nil, e
 		}
-		return t, nil
+		return &t, nil
 	case c == '-' || c >= '0' && c <= '9':
 		text, _, err := p.numberText()
 		if err != nil {
-			return time.Time{}, err
+			return nil, err
 		}
 		t, ok := epochTime(text)
 		if !ok {
-			return time.Time{}, p.errAt(off, "epoch seconds %s are outside the years 1 to 9999", text)
+			return nil, p.errAt(off, "epoch seconds %s are outside the years 1 to 9999", text)
 		}
-		return t, nil
+		return &t, nil
 	}
-	return time.Time{}, p.errAt(off, "must be an RFC 3339 string, epoch seconds or null, got %s", p.kindAt())
+	return nil, p.errAt(off, "must be an RFC 3339 string, epoch seconds or null, got %s", p.kindAt())
+}
+
+// trimmedString reads a string or null and trims it as the reference's
+// _normalize_optional_wire_str does (Python's str.strip()): blank reads as "".
+func (p *parser) trimmedString() (string, error) {
+	s, err := p.optString()
+	return trimSpace(s), err
+}
+
+// trimSpace trims what Python's str.strip() trims: Unicode white space and
+// the separators U+001C to U+001F, which str.isspace() also counts.
+func trimSpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f })
 }
 
 // id reads a JSON-RPC id: a string, a number or null.
@@ -142,15 +156,14 @@ func unknownField(p *parser, key string, off int, known []string) error {
 	return e
 }
 
-var provenanceFields = []string{"source_protocol", "converter", "converted_at", "details"}
-
-// provenance reads a Provenance; null reads as the default.
-func (p *parser) provenance() (Provenance, error) {
+// provenance reads a Provenance; null reads as the default. at is where it
+// is, for the paths of the keys it skips.
+func (p *parser) provenance(at string) (Provenance, error) {
 	pv := Provenance{SourceProtocol: SourceE2A}
 	if p.peek() == 'n' {
 		return pv, p.null()
 	}
-	err := p.members(func(k []byte, off int) error {
+	err := p.members(func(k []byte, _ int) error {
 		var err error
 		switch string(k) {
 		case "source_protocol":
@@ -163,16 +176,17 @@ func (p *parser) provenance() (Provenance, error) {
 		case "converted_at":
 			pv.ConvertedAt, err = p.optTime()
 		case "details":
+			saved := p.exact
+			p.exact = true // details records ids as they came: keep every number's digits
 			pv.Details, err = p.objectOrNull()
+			p.exact = saved
 		default:
-			return unknownField(p, string(k), off, provenanceFields)
+			return p.skipUnknown(at, k)
 		}
 		return err
 	})
 	return pv, err
 }
-
-var authFields = []string{"method_id", "bearer_token", "api_key_ref", "credential_ref", "extra_headers", "_meta"}
 
 // auth reads an Auth, or null. The bearer token's value never appears in an
 // error: only its path does.
@@ -181,7 +195,7 @@ func (p *parser) auth() (*Auth, error) {
 		return nil, p.null()
 	}
 	a := &Auth{}
-	err := p.members(func(k []byte, off int) error {
+	err := p.members(func(k []byte, _ int) error {
 		var err error
 		switch string(k) {
 		case "method_id":
@@ -197,7 +211,7 @@ func (p *parser) auth() (*Auth, error) {
 		case "_meta":
 			a.Meta, err = p.objectOrNull()
 		default:
-			return unknownField(p, string(k), off, authFields)
+			return p.skipUnknown("auth", k)
 		}
 		return err
 	})

@@ -19,17 +19,25 @@ var responseFields = []string{
 // without one of them (or with null) does not decode.
 var RequiredResponseFields = responseFields[:10]
 
-// DecodeResponse reads one frame. The ten required fields of §12.4 must be
-// present and not null, response_id and request_id non-empty, status and
-// response_kind in their lists, sequence a non-negative integer; timestamps may
-// be epoch seconds; channel_id reads as channel. Unknown or duplicate keys and
-// wrong types are errors (*Error) naming the field. The body's shape is not
-// checked here (Check does that). Input is bounded by lim (zero: 16 MiB, 64
-// levels).
+// DecodeResponse reads one frame as DecodeResponseIgnoring does, without
+// telling which unknown keys it skipped.
 func DecodeResponse(data []byte, lim Limits) (*Response, error) {
+	r, _, err := DecodeResponseIgnoring(data, lim)
+	return r, err
+}
+
+// DecodeResponseIgnoring reads one frame. The ten required fields of §12.4
+// must be present and not null, response_id and request_id non-empty, status
+// and response_kind in their lists, sequence a non-negative integer;
+// timestamps may be epoch seconds; channel_id reads as channel. Unknown keys
+// (at the top and in provenance) are skipped, as the reference skips them,
+// and their paths returned. Duplicate keys and wrong types are errors
+// (*Error) naming the field. The body's shape is not checked here (Check
+// does that). Input is bounded by lim (zero: 16 MiB, 64 levels).
+func DecodeResponseIgnoring(data []byte, lim Limits) (*Response, []string, error) {
 	lim = lim.withDefaults(DefaultMaxResponseBytes)
 	if len(data) > lim.MaxBytes {
-		return nil, &Error{Message: fmt.Sprintf("frame is %d bytes, over the %d-byte limit", len(data), lim.MaxBytes)}
+		return nil, nil, &Error{Message: fmt.Sprintf("frame is %d bytes, over the %d-byte limit", len(data), lim.MaxBytes)}
 	}
 	p := parser{data: data, maxDepth: lim.MaxDepth}
 	r := &Response{ProtocolVersion: ProtocolVersion, Status: StatusInProgress, IdentityOrigin: OriginAgent, Provenance: Provenance{SourceProtocol: SourceE2A}}
@@ -74,7 +82,7 @@ func DecodeResponse(data []byte, lim Limits) (*Response, error) {
 		case "timestamp":
 			r.Timestamp, err = p.optTime()
 		case "provenance":
-			r.Provenance, err = p.provenance()
+			r.Provenance, err = p.provenance("provenance")
 		case "body":
 			r.Body, err = p.objectOrNull()
 		case "jsonrpc_id":
@@ -117,7 +125,7 @@ func DecodeResponse(data []byte, lim Limits) (*Response, error) {
 			channelOff = off
 			channelID, err = p.optString()
 		default:
-			return unknownField(&p, string(k), off, responseFields)
+			return p.skipUnknown("", k)
 		}
 		return err
 	})
@@ -125,20 +133,20 @@ func DecodeResponse(data []byte, lim Limits) (*Response, error) {
 		err = p.end()
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, ok := range seen {
 		if !ok {
-			return nil, &Error{Path: RequiredResponseFields[i], Message: "is required (spec §12.4)"}
+			return nil, nil, &Error{Path: RequiredResponseFields[i], Message: "is required (spec §12.4)"}
 		}
 	}
 	switch {
 	case r.Channel == "":
 		r.Channel = channelID
 	case channelID != "" && channelID != r.Channel:
-		return nil, &Error{Path: "channel_id", Offset: channelOff, Message: fmt.Sprintf("conflicts with channel %q; send only channel", r.Channel)}
+		return nil, nil, &Error{Path: "channel_id", Offset: channelOff, Message: fmt.Sprintf("conflicts with channel %q; send only channel", r.Channel)}
 	}
-	return r, nil
+	return r, p.ignored, nil
 }
 
 func requiredIndex(key string) int {

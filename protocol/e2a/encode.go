@@ -1,9 +1,5 @@
 package e2a
 
-import "time"
-
-type timeValue = time.Time
-
 // AppendEnvelope appends e as one compact JSON object with every field, in the
 // reference's order, null where the reference writes None. Zero values are
 // written as the reference's defaults (protocol_version "1.0",
@@ -43,6 +39,12 @@ func AppendEnvelope(b []byte, e *Envelope) ([]byte, error) {
 	w.optStr(e.ChatID)
 	w.raw(`,"source_agent_id":`)
 	w.optStr(e.SourceAgentID)
+	w.raw(`,"agent_id":`)
+	w.optStr(e.AgentID)
+	w.raw(`,"service_id":`)
+	w.optStr(e.ServiceID)
+	w.raw(`,"workspace_key":`)
+	w.optStr(e.WorkspaceKey)
 	w.raw(`,"method":`)
 	w.optStr(e.Method)
 	w.raw(`,"params":`)

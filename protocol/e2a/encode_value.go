@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -278,13 +279,15 @@ func (w *encoder) fallback(v any) {
 	w.b = append(w.b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
-func (w *encoder) time(t timeValue) {
-	if t.IsZero() {
+// time writes a nullable time: nil is null, and every other time, year 1
+// included, is a timestamp.
+func (w *encoder) time(t *time.Time) {
+	if t == nil {
 		w.raw("null")
 		return
 	}
 	w.b = append(w.b, '"')
-	w.b = AppendTimestamp(w.b, t)
+	w.b = AppendTimestamp(w.b, *t)
 	w.b = append(w.b, '"')
 }
 

@@ -1,6 +1,7 @@
 package e2a
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 )
@@ -16,14 +17,23 @@ type Envelope struct {
 	TaskID          string // A2A alignment
 	ContextID       string // A2A alignment
 	SessionID       string
-	MessageID       string    // platform or A2A message id, never the request id
-	Timestamp       time.Time // business time, UTC; zero is null
+	MessageID       string     // platform or A2A message id, never the request id
+	Timestamp       *time.Time // business time, UTC; nil is null (year 1 is a time)
 	IdentityOrigin  IdentityOrigin
 	Channel         string // ingress name; legacy channel_id reads here
 	UserID          string
 	AgentRef        map[string]any // nil is null, unlike the other maps
 	ChatID          string
 	SourceAgentID   string
+	// AgentID, ServiceID and WorkspaceKey are the reference's multi-tenant
+	// tips: who the agent, the service and the data directory are on the
+	// peer's side. They are read trimmed, "" when blank; AgentID falls back to
+	// source_agent_id and WorkspaceKey to the legacy workspace_dir, as the
+	// reference reads them. sluice carries them and acts on none: the account
+	// comes from the API key.
+	AgentID      string
+	ServiceID    string
+	WorkspaceKey string
 	// Method is a gateway method (workflow.execute, ...), an ACP method
 	// (session/prompt, ...), "ext" with ExtMethod, or "" (null) for internal
 	// messages such as heartbeats. Legacy req_method reads here.
@@ -46,10 +56,20 @@ func NewEnvelope() *Envelope {
 
 // Provenance says where an envelope or frame came from (E2AProvenance).
 type Provenance struct {
-	SourceProtocol string    // "e2a", "acp", "a2a"; "e2a" when read without one
-	Converter      string    // who converted it
-	ConvertedAt    time.Time // when it was converted (not the business time)
-	Details        map[string]any
+	SourceProtocol string     // "e2a", "acp", "a2a"; "e2a" when read without one
+	Converter      string     // who converted it
+	ConvertedAt    *time.Time // when it was converted (not the business time); nil is null
+	// Details is free-form, with one difference from the other free-form
+	// slots: a number a float64 cannot hold exactly (a JSON-RPC id beyond
+	// 2^53) is kept as a json.Number, because details records ids as they came.
+	Details map[string]any
+}
+
+// Time returns t in UTC, for the nullable time fields (Envelope.Timestamp,
+// Response.Timestamp, Provenance.ConvertedAt).
+func Time(t time.Time) *time.Time {
+	t = t.UTC()
+	return &t
 }
 
 // Auth holds credential references (E2AAuth). BearerToken is a secret: the log
@@ -104,8 +124,10 @@ func (id ID) Int() (int64, bool) {
 	return n, err == nil
 }
 
-// Value returns the id as a plain JSON value: nil, a string or a float64 (an
-// integral id that float64 cannot hold exactly stays its text).
+// Value returns the id as a plain JSON value: nil, a string, a float64, or a
+// json.Number for a number float64 cannot hold exactly (beyond 2^53). A number
+// stays a number, as the reference keeps a JSON-RPC id (Python ints are
+// exact): turning it into a string would make it another id.
 func (id ID) Value() any {
 	switch {
 	case !id.set:
@@ -116,5 +138,5 @@ func (id ID) Value() any {
 	if f, err := strconv.ParseFloat(id.text, 64); err == nil && exactFloat(id.text, f) {
 		return f
 	}
-	return id.text
+	return json.Number(id.text)
 }

@@ -40,17 +40,37 @@ func checkDecodeError(t *testing.T, data []byte, err error) {
 	}
 }
 
+// checkIgnored: at most 32 skipped keys are listed, none empty, none long.
+func checkIgnored(t *testing.T, ignored []string) {
+	t.Helper()
+	if len(ignored) > 32 {
+		t.Fatalf("%d ignored keys listed", len(ignored))
+	}
+	for _, p := range ignored {
+		if p == "" || len(p) > 2*64+len("provenance.[\"\"]")+16 {
+			t.Fatalf("ignored path %q", p)
+		}
+	}
+}
+
 // FuzzDecodeEnvelope: arbitrary bytes never panic; a failure is a clear
 // *e2a.Error; a success encodes exactly as encoding/json would, and decodes
-// back to the same envelope with the same bytes.
+// back to the same envelope with the same bytes, ignoring nothing (sluice
+// writes only keys it knows); the list of skipped keys stays bounded.
 func FuzzDecodeEnvelope(f *testing.F) {
 	seedInputs(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, lim := range []e2a.Limits{{}, {MaxBytes: 256, MaxDepth: 3}} {
-			e, err := e2a.DecodeEnvelope(data, lim)
+			e, ignored, err := e2a.DecodeEnvelopeIgnoring(data, lim)
 			if err != nil {
 				checkDecodeError(t, data, err)
 				continue
+			}
+			checkIgnored(t, ignored)
+			if b, _ := e2a.AppendEnvelope(nil, e); b != nil {
+				if _, again, err := e2a.DecodeEnvelopeIgnoring(b, e2a.Limits{MaxBytes: len(b) + 1}); err == nil && len(again) > 0 {
+					t.Fatalf("sluice's own envelope has keys it ignores: %v", again)
+				}
 			}
 			assertSameAsReference(t, e)
 			assertEnvelopeRoundTrip(t, e)
@@ -66,11 +86,12 @@ func FuzzDecodeEnvelope(f *testing.F) {
 func FuzzDecodeResponse(f *testing.F) {
 	seedInputs(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := e2a.DecodeResponse(data, e2a.Limits{})
+		r, ignored, err := e2a.DecodeResponseIgnoring(data, e2a.Limits{})
 		if err != nil {
 			checkDecodeError(t, data, err)
 			return
 		}
+		checkIgnored(t, ignored)
 		assertResponseSameAsReference(t, r)
 		assertResponseRoundTrip(t, r)
 		_ = e2a.ResponseToACP(r)

@@ -2,6 +2,7 @@ package e2a
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -20,6 +21,11 @@ type parser struct {
 	pos      int
 	depth    int
 	maxDepth int
+	// exact keeps a number a float64 cannot hold exactly as a json.Number
+	// instead of refusing it: for provenance.details and skipped values.
+	exact bool
+	// ignored lists the paths of the unknown keys skipUnknown skipped.
+	ignored []string
 }
 
 // errAt makes an error at a byte offset. Its path is filled in on the way out:
@@ -100,6 +106,9 @@ func (p *parser) value() (any, error) {
 		return nil, p.errAt(p.pos, "invalid JSON: unexpected end of input")
 	default:
 		if c == '-' || c >= '0' && c <= '9' {
+			if p.exact {
+				return p.exactNumber()
+			}
 			return p.number()
 		}
 		return nil, p.errAt(p.pos, "invalid JSON: unexpected %q", c)
@@ -465,6 +474,52 @@ func (p *parser) number() (float64, error) {
 	}
 	return f, nil
 }
+
+// exactNumber reads a number as number does, but keeps one that a float64
+// cannot hold exactly (an integer beyond 2^53, 1e400) as its text, a
+// json.Number, rather than refuse it.
+func (p *parser) exactNumber() (any, error) {
+	start := p.pos
+	f, err := p.number()
+	if err == nil {
+		return f, nil
+	}
+	p.pos = start
+	text, _, err := p.numberText()
+	if err != nil {
+		return nil, err
+	}
+	return json.Number(text), nil
+}
+
+// skipUnknown skips the value of an unknown key and notes its path (key under
+// parent, "" for the top): the reference ignores what it does not know, and so
+// do we. The value must still be JSON without duplicate keys, within the
+// depth limit; its numbers may be anything JSON allows.
+func (p *parser) skipUnknown(parent string, key []byte) error {
+	if len(p.ignored) < maxIgnored {
+		if len(key) > maxIgnoredKey {
+			key = key[:maxIgnoredKey]
+		}
+		path := under(&Error{}, string(key)).(*Error)
+		if parent != "" {
+			under(path, parent)
+		}
+		p.ignored = append(p.ignored, path.Path)
+	}
+	saved := p.exact
+	p.exact = true
+	_, err := p.value()
+	p.exact = saved
+	return err
+}
+
+// maxIgnored and maxIgnoredKey bound the list of skipped keys a decode
+// returns: at most 32 paths, each key cut to 64 bytes.
+const (
+	maxIgnored    = 32
+	maxIgnoredKey = 64
+)
 
 // exactFloat reports whether f stands for the number written as text without
 // changing it: any fractional or exponent literal (floats are approximate by

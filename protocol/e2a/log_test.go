@@ -87,7 +87,7 @@ func TestLogWriterOmitAndBoundBody(t *testing.T) {
 	var buf bytes.Buffer
 	lw := e2a.NewLogWriter(&buf, e2a.LogOptions{OmitBody: true})
 	r := e2a.CompleteFrame("private model output")
-	r.ResponseID, r.RequestID, r.Timestamp = "r", "q", time.Unix(5, 0)
+	r.ResponseID, r.RequestID, r.Timestamp = "r", "q", e2a.Time(time.Unix(5, 0))
 	r.Projections = map[string]any{"a2a": "private model output"}
 	if err := lw.WriteFrame(r); err != nil {
 		t.Fatal(err)

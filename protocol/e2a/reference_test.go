@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,9 @@ type refEnvelope struct {
 	AgentRef            map[string]any `json:"agent_ref"`
 	ChatID              *string        `json:"chat_id"`
 	SourceAgentID       *string        `json:"source_agent_id"`
+	AgentID             *string        `json:"agent_id"`
+	ServiceID           *string        `json:"service_id"`
+	WorkspaceKey        *string        `json:"workspace_key"`
 	Method              *string        `json:"method"`
 	Params              map[string]any `json:"params"`
 	ExtMethod           *string        `json:"ext_method"`
@@ -117,11 +121,11 @@ func obj(m map[string]any) map[string]any {
 }
 
 // refTime formats like Python's isoformat, independently of AppendTimestamp.
-func refTime(t time.Time) *string {
-	if t.IsZero() {
+func refTime(tp *time.Time) *string {
+	if tp == nil {
 		return nil
 	}
-	t = t.UTC()
+	t := tp.UTC()
 	layout := "2006-01-02T15:04:05"
 	switch {
 	case t.Nanosecond() == 0:
@@ -154,7 +158,8 @@ func toRefEnvelope(e *e2a.Envelope) refEnvelope {
 		JSONRPCID: refID(e.JSONRPCID), CorrelationID: sp(e.CorrelationID), TaskID: sp(e.TaskID), ContextID: sp(e.ContextID),
 		SessionID: sp(e.SessionID), MessageID: sp(e.MessageID), Timestamp: refTime(e.Timestamp),
 		IdentityOrigin: def(string(e.IdentityOrigin), "user"), Channel: sp(e.Channel), UserID: sp(e.UserID),
-		AgentRef: e.AgentRef, ChatID: sp(e.ChatID), SourceAgentID: sp(e.SourceAgentID), Method: sp(e.Method),
+		AgentRef: e.AgentRef, ChatID: sp(e.ChatID), SourceAgentID: sp(e.SourceAgentID),
+		AgentID: sp(e.AgentID), ServiceID: sp(e.ServiceID), WorkspaceKey: sp(e.WorkspaceKey), Method: sp(e.Method),
 		Params: obj(e.Params), ExtMethod: sp(e.ExtMethod), SessionUpdateKind: sp(e.SessionUpdateKind), IsStream: e.IsStream,
 		ExpectedOutputModes: e.ExpectedOutputModes, ChannelContext: obj(e.ChannelContext), A2AMetadata: obj(e.A2AMetadata), ACPMeta: obj(e.ACPMeta),
 	}
@@ -323,16 +328,18 @@ func randomMap(rng *rand.Rand, depth int) map[string]any {
 	return m
 }
 
-func randomTime(rng *rand.Rand) time.Time {
-	switch rng.IntN(4) {
+func randomTime(rng *rand.Rand) *time.Time {
+	switch rng.IntN(5) {
 	case 0:
-		return time.Time{}
+		return nil
 	case 1:
-		return time.Unix(rng.Int64N(4e9), 0).UTC()
+		return e2a.Time(time.Unix(rng.Int64N(4e9), 0))
 	case 2:
-		return time.Unix(rng.Int64N(4e9), int64(rng.IntN(1e6))*1000).UTC()
+		return e2a.Time(time.Unix(rng.Int64N(4e9), int64(rng.IntN(1e6))*1000))
+	case 3: // year 1 is a time, not null
+		return e2a.Time(time.Time{}.Add(time.Duration(rng.IntN(2)) * time.Microsecond))
 	}
-	return time.Unix(rng.Int64N(4e9), int64(rng.IntN(1e9))).UTC()
+	return e2a.Time(time.Unix(rng.Int64N(4e9), int64(rng.IntN(1e9))))
 }
 
 func randomID(rng *rand.Rand) e2a.ID {
@@ -353,7 +360,17 @@ func maybe(rng *rand.Rand) string {
 }
 
 func randomProvenance(rng *rand.Rand) e2a.Provenance {
-	return e2a.Provenance{SourceProtocol: []string{"", "e2a", "acp", "a2a"}[rng.IntN(4)], Converter: maybe(rng), ConvertedAt: randomTime(rng), Details: randomMap(rng, 1)}
+	p := e2a.Provenance{SourceProtocol: []string{"", "e2a", "acp", "a2a"}[rng.IntN(4)], Converter: maybe(rng), ConvertedAt: randomTime(rng), Details: randomMap(rng, 1)}
+	if rng.IntN(4) == 0 { // details keeps a JSON-RPC id beyond 2^53 as a number
+		p.Details = map[string]any{"jsonrpc_id": e2a.IntID(math.MaxInt64 - rng.Int64N(1<<40)).Value()}
+	}
+	return p
+}
+
+// tenantID is a value agent_id, service_id or workspace_key reads back as:
+// "" or a string with no white space at either end.
+func tenantID(rng *rand.Rand) string {
+	return strings.TrimSpace(strings.Trim(maybe(rng), "\x1c\x1d\x1e\x1f"))
 }
 
 func randomEnvelope(rng *rand.Rand) *e2a.Envelope {
@@ -363,11 +380,15 @@ func randomEnvelope(rng *rand.Rand) *e2a.Envelope {
 		SessionID: maybe(rng), MessageID: maybe(rng), Timestamp: randomTime(rng),
 		IdentityOrigin: []e2a.IdentityOrigin{"", "user", "agent", "system", "service"}[rng.IntN(5)],
 		Channel:        maybe(rng), UserID: maybe(rng), ChatID: maybe(rng), SourceAgentID: maybe(rng), Method: maybe(rng),
+		AgentID: tenantID(rng), ServiceID: tenantID(rng), WorkspaceKey: tenantID(rng),
 		Params: randomMap(rng, 0), IsStream: rng.IntN(2) == 0, ChannelContext: randomMap(rng, 0),
 		A2AMetadata: randomMap(rng, 0), ACPMeta: randomMap(rng, 0),
 	}
 	if e.Method == "ext" {
 		e.ExtMethod = "x"
+	}
+	if e.AgentID == "" { // in the form decoding gives: agent_id falls back to source_agent_id
+		e.AgentID = strings.TrimSpace(strings.Trim(e.SourceAgentID, "\x1c\x1d\x1e\x1f"))
 	}
 	delete(e.Params, "files")
 	delete(e.Params, "attachments")
@@ -393,14 +414,14 @@ func randomResponse(rng *rand.Rand) *e2a.Response {
 	r := &e2a.Response{
 		ProtocolVersion: []string{"", "1.0"}[rng.IntN(2)], ResponseID: randomString(rng) + "r", RequestID: randomString(rng) + "q",
 		Sequence: rng.Int64N(1 << 40), IsFinal: rng.IntN(2) == 0, Status: e2a.Statuses[rng.IntN(3)], Kind: e2a.Kinds[rng.IntN(len(e2a.Kinds))],
-		Timestamp: randomTime(rng).Add(time.Second), Provenance: randomProvenance(rng), Body: randomMap(rng, 0), JSONRPCID: randomID(rng),
+		Timestamp: randomTime(rng), Provenance: randomProvenance(rng), Body: randomMap(rng, 0), JSONRPCID: randomID(rng),
 		CorrelationID: maybe(rng), TaskID: maybe(rng), ContextID: maybe(rng), SessionID: maybe(rng), MessageID: maybe(rng),
 		IsStream: rng.IntN(2) == 0, IdentityOrigin: e2a.IdentityOrigins[rng.IntN(4)], Channel: maybe(rng), UserID: maybe(rng),
 		SourceAgentID: maybe(rng), Method: maybe(rng), Projections: randomMap(rng, 0), ChannelContext: randomMap(rng, 0),
 		Metadata: randomMap(rng, 0), A2AMetadata: randomMap(rng, 0), ACPMeta: randomMap(rng, 0),
 	}
-	if r.Timestamp.Unix() == 1 && r.Timestamp.Nanosecond() == 0 {
-		r.Timestamp = r.Timestamp.Add(time.Second)
+	if r.Timestamp == nil { // required in a frame
+		r.Timestamp = e2a.Time(time.Unix(1, 0))
 	}
 	return r
 }

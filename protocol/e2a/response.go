@@ -12,8 +12,8 @@ type Response struct {
 	Sequence        int64  // per RequestID, from 0, rising by 1
 	IsFinal         bool   // no frame follows for RequestID; not "success"
 	Status          Status
-	Kind            Kind // "response_kind": says what Body holds
-	Timestamp       time.Time
+	Kind            Kind       // "response_kind": says what Body holds
+	Timestamp       *time.Time // required on the wire; nil is written as null
 	Provenance      Provenance
 	// L2: the payload; its shape depends on Kind.
 	Body map[string]any

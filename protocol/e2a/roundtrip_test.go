@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -46,6 +48,9 @@ func normalizeEnvelope(e *e2a.Envelope) *e2a.Envelope {
 		c.IdentityOrigin = e2a.OriginUser
 	}
 	c.Provenance = normalizeProvenance(c.Provenance)
+	if c.AgentID == "" { // the reference's fallback
+		c.AgentID = strings.TrimFunc(c.SourceAgentID, func(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f })
+	}
 	c.Params = nilIfEmpty(c.Params)
 	c.ChannelContext = nilIfEmpty(c.ChannelContext)
 	c.A2AMetadata = nilIfEmpty(c.A2AMetadata)

@@ -152,7 +152,7 @@ func (w *StreamWriter) fill(f *Response) {
 	f.ResponseID = w.opts.NewID()
 	f.RequestID = e.RequestID
 	f.Sequence = w.seq
-	f.Timestamp = w.opts.Now().UTC()
+	f.Timestamp = Time(w.opts.Now())
 	if f.Provenance.SourceProtocol == "" {
 		f.Provenance = w.opts.Provenance
 	}

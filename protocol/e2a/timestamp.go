@@ -59,11 +59,16 @@ var (
 	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
 )
 
-// ParseTimestamp reads an RFC 3339 time with an offset ('T' or a space between
-// date and time, as RFC 3339 allows) and returns it in UTC.
+// ParseTimestamp reads an RFC 3339 time with an offset and returns it in UTC.
+// As RFC 3339 allows (§5.6 and its note), the 'T' may be a lowercase 't' or a
+// space and the 'Z' a lowercase 'z'. The time in UTC must lie in the years 1
+// to 9999, which is what RFC 3339 can write back.
 func ParseTimestamp(s string) (time.Time, error) {
-	if len(s) > 10 && s[10] == ' ' {
+	if len(s) > 10 && (s[10] == ' ' || s[10] == 't') {
 		s = s[:10] + "T" + s[11:]
+	}
+	if n := len(s); n > 0 && s[n-1] == 'z' {
+		s = s[:n-1] + "Z"
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
@@ -72,7 +77,10 @@ func ParseTimestamp(s string) (time.Time, error) {
 		}
 		return time.Time{}, &Error{Message: "is not an RFC 3339 time such as 2026-03-28T12:00:00+00:00"}
 	}
-	return t.UTC(), nil
+	if t = t.UTC(); t.Before(minTime) || t.After(maxTime) {
+		return time.Time{}, &Error{Message: "is outside the years 1 to 9999 in UTC"}
+	}
+	return t, nil
 }
 
 // epochTime converts epoch seconds written as a JSON number to a time, exact to
