@@ -116,7 +116,7 @@ func newSessionCallCmd(io Stdio) *cobra.Command {
 			}
 			ws.SetReadLimit(16 << 20)
 			nc := websocket.NetConn(context.WithoutCancel(ctx), ws, websocket.MessageText)
-			c, err := session.Connect(ctx, nc, nc, session.ClientOptions{AgentID: "sluice-cli", AuthToken: k, Caps: []string{"tool"},
+			c, err := session.Connect(ctx, nc, nc, session.ClientOptions{AgentID: "sluice-cli", AuthToken: k, Caps: []string{session.CapTools},
 				OnEvent: func(m session.Message) {
 					if ev, ok := m.(*session.ToolEvent); ok && stream {
 						b, _ := json.Marshal(ev)

@@ -24,7 +24,7 @@ func TestSessionRelayWaitsForAnswersAfterEndOfInput(t *testing.T) {
 	}
 	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/api/v1/session"
 	id := func(n int) string { return fmt.Sprintf("%032x", n) }
-	lines := []string{`{"a2e":"1.0","type":"handshake/req","id":"` + id(1000) + `","ts":1,"agent_caps":["tool"],"auth_token":"` + created.APIKey + `"}`}
+	lines := []string{`{"a2e":"1.0","type":"handshake/req","id":"` + id(1000) + `","ts":1,"agent_caps":["tools"],"auth_token":"` + created.APIKey + `"}`}
 	const calls = 13
 	for i := range calls {
 		lines = append(lines, fmt.Sprintf(`{"a2e":"1.0","type":"tool/call/req","id":"%s","ts":1,"tool_name":"op.Wait","arguments":{"duration":%d},"timeout":30}`, id(i), 100+20*i))

@@ -15,7 +15,7 @@ func TestSessionStdio(t *testing.T) {
 	t.Setenv("SLUICE_ADMIN_KEY", key)
 	id := func(n int) string { return strings.Repeat("0", 31) + string(rune('0'+n)) }
 	in := strings.Join([]string{
-		`{"a2e":"1.0","type":"handshake/req","id":"` + id(1) + `","ts":1,"agent_caps":["tool"],"auth_token":"` + key + `"}`,
+		`{"a2e":"1.0","type":"handshake/req","id":"` + id(1) + `","ts":1,"agent_caps":["tools"],"auth_token":"` + key + `"}`,
 		`not json`,
 		`{"a2e":"1.0","type":"tool/list/req","id":"` + id(2) + `","ts":1}`,
 		`{"a2e":"1.0","type":"shutdown","id":"` + id(3) + `","ts":1}`,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -17,8 +19,11 @@ const maxToolTimeout = 3600.0
 
 func (s *Server) toolList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
 	p := newParams(c.Env.Params)
-	o := tools.ListOptions{Query: p.String("query"), Tags: p.Strings("filter_tags")}
+	o := tools.ListOptions{Query: p.String("query"), Tags: p.Strings("filter_tags"), Kind: p.String("filter_kind")}
 	_ = p.Bool("include_deferred") // every tool is listed now; nothing is deferred
+	if o.Kind != "" && !slices.Contains(tools.Kinds, o.Kind) {
+		p.fail("filter_kind", "must be one of %s, or empty for every kind", strings.Join(tools.Kinds, ", "))
+	}
 	if err := p.Done(); err != nil {
 		return err
 	}

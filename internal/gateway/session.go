@@ -74,8 +74,18 @@ type MsgConn interface {
 	Close() error
 }
 
-// sessionNamespaces are the capabilities sluice serves besides the base.
-var sessionNamespaces = []string{"tool", "mcp"}
+// servedCapabilities are the SDK capabilities sluice serves (the tool
+// namespace, and the mcp namespace when the server has MCP); accepted_caps
+// answers the others of session.Capabilities with enabled false.
+func (s *Server) servedCapabilities(name string) bool {
+	switch name {
+	case session.CapTools:
+		return true
+	case session.CapMCP:
+		return s.svc.MCP != nil
+	}
+	return false
+}
 
 // ServeSession serves one session on c until the peer goes away, shuts it
 // down, or ctx ends. Every call is an envelope through the dispatcher, with
@@ -119,7 +129,7 @@ func (s *Server) serveSession(ctx context.Context, c MsgConn, transport string, 
 			}
 			return // end of the stream, or a broken transport
 		}
-		m, err := s.sessions.Decode(line, session.Limits{MaxLineBytes: cfg.MaxLineBytes})
+		m, err := s.sessions.DecodeNoting(line, session.Limits{MaxLineBytes: cfg.MaxLineBytes}, ss.ignored)
 		if err != nil {
 			var se *session.Error
 			if errors.As(err, &se) {
@@ -201,7 +211,7 @@ func (ss *sessionConn) handshake(ctx context.Context) bool {
 		}
 		return false
 	}
-	m, err := ss.s.sessions.Decode(r.line, session.Limits{MaxLineBytes: ss.cfg.MaxLineBytes})
+	m, err := ss.s.sessions.DecodeNoting(r.line, session.Limits{MaxLineBytes: ss.cfg.MaxLineBytes}, ss.ignored)
 	var se *session.Error
 	if errors.As(err, &se) && se.Code == session.CodeVersionMismatch && se.Type == session.TypeHandshakeReq {
 		ss.send(&session.HandshakeResp{Ref: session.Ref{ReqID: se.ID}, OK: false, Reason: session.ReasonVersionMismatch})
@@ -227,19 +237,38 @@ func (ss *sessionConn) handshake(ctx context.Context) bool {
 		return false
 	}
 	ss.key, ss.agentID, ss.sessionID = req.AuthToken, p.ID, session.NewID()
-	var acks []session.CapabilityAck
-	for _, ns := range req.AgentCaps {
-		enabled := slices.Contains(sessionNamespaces, ns) && (ns != "mcp" || ss.s.svc.MCP != nil)
-		if ns == "mcp" {
-			ss.mcp = enabled
-		}
-		acks = append(acks, session.CapabilityAck{Capability: ns, Enabled: enabled})
-	}
+	acks := ss.acceptCaps(req.AgentCaps)
 	ss.send(&session.HandshakeResp{Ref: session.Ref{ReqID: req.ID}, SessionID: ss.sessionID, AcceptedCaps: acks,
 		MaxParallel: ss.cfg.MaxParallel, OK: true,
 		Limits: session.SessionLimits{MaxLineBytes: ss.cfg.MaxLineBytes, CallsPerSecond: ss.cfg.CallsPerSecond}})
 	ss.s.log.Debug("session opened", "sessionId", ss.sessionID, "account", p.ID, "transport", ss.transport)
 	return true
+}
+
+// acceptCaps answers agent_caps: each capability of the SDK's list asked
+// for, once, enabled when sluice serves it. Other names (the SDK's default
+// "streaming" and "artifacts") are left out: the SDK refuses a whole
+// handshake/resp that names one outside its list.
+func (ss *sessionConn) acceptCaps(asked []string) []session.CapabilityAck {
+	acks := []session.CapabilityAck{}
+	for _, name := range asked {
+		if !session.KnownCapability(name) || slices.ContainsFunc(acks, func(a session.CapabilityAck) bool { return a.Capability == name }) {
+			continue
+		}
+		enabled := ss.s.servedCapabilities(name)
+		if name == session.CapMCP {
+			ss.mcp = enabled
+		}
+		acks = append(acks, session.CapabilityAck{Capability: name, Enabled: enabled})
+	}
+	return acks
+}
+
+// ignored logs a field a message carried that its type does not define: it
+// is skipped, as the SDK's models skip it, and a peer's typo shows up here.
+func (ss *sessionConn) ignored(f session.IgnoredField) {
+	ss.s.log.Debug("session: skipped a field the message type does not define",
+		"type", f.Type, "field", f.Path, "suggestions", f.Suggestions, "sessionId", ss.sessionID)
 }
 
 // handle answers one message; it reports whether the session ends.
@@ -256,7 +285,8 @@ func (ss *sessionConn) handle(ctx context.Context, m session.Message) bool {
 	case *session.HandshakeReq:
 		ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeInvalidMessage, Message: "the session has had its handshake"})
 	case *session.ToolListReq:
-		ss.start(ctx, id, "tool.list", map[string]any{"query": x.Query, "filter_tags": anyStrings(x.FilterTags), "include_deferred": x.IncludeDeferred}, ss.listDone)
+		ss.start(ctx, id, "tool.list", map[string]any{"query": x.Query, "filter_tags": anyStrings(x.FilterTags),
+			"filter_kind": x.FilterKind, "include_deferred": x.IncludeDeferred}, ss.listDone)
 	case *session.ToolCallReq:
 		params := map[string]any{"tool_name": x.ToolName, "streaming": x.Streaming}
 		if len(x.Arguments) > 0 {
@@ -338,8 +368,8 @@ func (ss *sessionConn) start(ctx context.Context, reqID, method string, params m
 				if kind == "" {
 					kind = string(session.KindProgress)
 				}
-				data, _ := json.Marshal(delta["data"])
-				ss.send(&session.ToolEvent{EventFields: session.EventFields{Ref: session.Ref{ReqID: reqID}, Kind: session.EventKind(kind), Data: data, Seq: ss.seq.Next(reqID)}})
+				ss.send(&session.ToolEvent{EventFields: session.EventFields{Ref: session.Ref{ReqID: reqID}, Kind: session.EventKind(kind),
+					Data: eventData(delta["data"]), Seq: ss.seq.Next(reqID)}})
 			}
 			return nil
 		})
@@ -347,21 +377,55 @@ func (ss *sessionConn) start(ctx context.Context, reqID, method string, params m
 	}()
 }
 
-// listDone answers tool.list.
+// listDone answers tool.list: each tool as the SDK's ToolDefinition, its
+// JSON Schemas described as parameter lists and kept whole beside them.
 func (ss *sessionConn) listDone(reqID string, f *e2a.Response) session.Message {
 	if f.Kind == e2a.KindError {
 		return errorReply(reqID, f)
 	}
 	var body struct {
-		Tools []session.ToolInfo `json:"tools"`
+		Tools []struct {
+			session.ToolInfo
+			Input  json.RawMessage `json:"input_parameters"`
+			Output json.RawMessage `json:"output_parameters"`
+		} `json:"tools"`
 	}
 	if err := remarshalAny(f.Body["result"], &body); err != nil {
 		return &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the tool list could not be encoded"}
 	}
-	if body.Tools == nil {
-		body.Tools = []session.ToolInfo{}
+	list := make([]session.ToolInfo, len(body.Tools))
+	for i, t := range body.Tools {
+		info := t.ToolInfo
+		info.InputParameters, info.OutputParameters = session.ParametersOf(t.Input), session.ParametersOf(t.Output)
+		info.InputSchema, info.OutputSchema = schemaOrNil(t.Input), schemaOrNil(t.Output)
+		list[i] = info
 	}
-	return &session.ToolListResp{Ref: session.Ref{ReqID: reqID}, Tools: body.Tools}
+	return &session.ToolListResp{Ref: session.Ref{ReqID: reqID}, Tools: list}
+}
+
+// schemaOrNil is a JSON Schema to write, or nil for none (null).
+func schemaOrNil(s json.RawMessage) json.RawMessage {
+	if len(s) == 0 || string(s) == "null" {
+		return nil
+	}
+	return s
+}
+
+// eventData is an event's data as a JSON object, the only data the SDK's
+// models take: an object as it is, nothing as nothing, any other value
+// under "value".
+func eventData(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	if _, isObject := v.(map[string]any); !isObject {
+		v = map[string]any{"value": v}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // callDone answers tool.call: a tool that ran answers tool/call/resp
@@ -398,8 +462,8 @@ func errorReply(reqID string, f *e2a.Response) *session.ErrorMessage {
 			m.Retryable = k == fault.RateLimited || k == fault.Unavailable
 		}
 	}
-	if d := f.Body["details"]; d != nil {
-		m.Detail, _ = json.Marshal(d)
+	if d, err := json.Marshal(f.Body["details"]); err == nil && len(d) > 0 && d[0] == '{' {
+		m.Detail = d // only an object: the SDK's A2EError takes no other detail
 	}
 	return m
 }

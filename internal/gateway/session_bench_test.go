@@ -57,7 +57,7 @@ func BenchmarkSessionTrivialCall(b *testing.B) {
 			defer close(done)
 			s.app.Server.ServeSession(ctx, gateway.NewStreamConn(inR, outW, multiCloser{inR, outW}, 0), "bench")
 		}()
-		c, err := session.Connect(ctx, outR, inW, session.ClientOptions{AgentID: "bench", AuthToken: key, Caps: []string{"tool"}})
+		c, err := session.Connect(ctx, outR, inW, session.ClientOptions{AgentID: "bench", AuthToken: key, Caps: []string{"tools"}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func BenchmarkSessionTrivialCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		nc := websocket.NetConn(ctx, ws, websocket.MessageText)
-		c, err := session.Connect(ctx, nc, nc, session.ClientOptions{AgentID: "bench", AuthToken: key, Caps: []string{"tool"}})
+		c, err := session.Connect(ctx, nc, nc, session.ClientOptions{AgentID: "bench", AuthToken: key, Caps: []string{"tools"}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -74,7 +74,7 @@ func TestSessionEndOfInputDrainsThenCancels(t *testing.T) {
 	s := newServer(t, withSession(gateway.SessionConfig{ShutdownTimeout: 300 * time.Millisecond}))
 	_, key := s.account(map[string]any{"operations": []string{"Wait"}, "hosts": []string{"127.0.0.1"}, "mcp_servers": []string{"web"}}, nil)
 	p := openPipe(t, s)
-	p.send("handshake/req", strings.Repeat("0", 32), map[string]any{"agent_caps": []string{"tool", "mcp"}, "auth_token": key})
+	p.send("handshake/req", strings.Repeat("0", 32), map[string]any{"agent_caps": []string{"tools", "mcp"}, "auth_token": key})
 	if m := p.recv(); m["ok"] != true {
 		t.Fatalf("handshake: %v", m)
 	}

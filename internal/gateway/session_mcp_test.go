@@ -24,7 +24,7 @@ func withMCPCommands(c *config.Config) {
 }
 
 func mcpHandshake(r *rawSession, key string) map[string]any {
-	r.send("handshake/req", map[string]any{"agent_id": "tester", "agent_caps": []string{"tool", "mcp"}, "auth_token": key})
+	r.send("handshake/req", map[string]any{"agent_id": "tester", "agent_caps": []string{"tools", "mcp"}, "auth_token": key})
 	return r.recv()
 }
 

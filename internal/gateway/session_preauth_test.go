@@ -52,7 +52,7 @@ func dialStatus(t *testing.T, s *testServer) (int, *websocket.Conn) {
 
 func handshakeLine(key string) []byte {
 	b, _ := json.Marshal(map[string]any{"a2e": "1.0", "type": "handshake/req", "id": "00000000000000000000000000000001",
-		"ts": 1.5, "agent_id": "tester", "agent_caps": []string{"tool"}, "auth_token": key})
+		"ts": 1.5, "agent_id": "tester", "agent_caps": []string{"tools"}, "auth_token": key})
 	return append(b, '\n')
 }
 

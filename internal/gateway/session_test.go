@@ -91,7 +91,7 @@ func (r *rawSession) closed() bool {
 }
 
 func (r *rawSession) handshake(key string) map[string]any {
-	r.send("handshake/req", map[string]any{"agent_id": "tester", "agent_caps": []string{"tool", "telepathy"}, "auth_token": key})
+	r.send("handshake/req", map[string]any{"agent_id": "tester", "agent_caps": []string{"streaming", "tools", "artifacts", "env", "tools", "tool"}, "auth_token": key})
 	return r.recv()
 }
 
@@ -119,10 +119,12 @@ func TestSessionHandshakeAndBaseMessages(t *testing.T) {
 
 	r = openRaw(t, s)
 	hs := r.handshake(key)
-	caps := fmt.Sprint(hs["accepted_caps"])
+	// accepted_caps: only the SDK's capability names, each once; the SDK's
+	// default "streaming" and "artifacts" (and sluice's old "tool") left out.
+	caps, _ := json.Marshal(hs["accepted_caps"])
 	if hs["ok"] != true || hs["session_id"] == "" || hs["max_parallel"] != float64(16) ||
-		!strings.Contains(caps, "capability:tool enabled:true") || !strings.Contains(caps, "capability:telepathy enabled:false") {
-		t.Fatalf("handshake: %v", hs)
+		string(caps) != `[{"capability":"tools","enabled":true},{"capability":"env","enabled":false}]` {
+		t.Fatalf("handshake: %v (accepted_caps %s)", hs, caps)
 	}
 	if strings.Contains(fmt.Sprint(s.logs.String()), key) {
 		t.Fatal("the handshake's key is in a log line")
@@ -249,7 +251,7 @@ func TestSessionOverWebSocketConcurrentCalls(t *testing.T) {
 	nc := websocket.NetConn(ctx, ws, websocket.MessageText)
 	var mu sync.Mutex
 	seqs := map[string][]int{}
-	c, err := session.Connect(ctx, nc, nc, session.ClientOptions{AuthToken: key, Caps: []string{"tool"}, OnEvent: func(m session.Message) {
+	c, err := session.Connect(ctx, nc, nc, session.ClientOptions{AuthToken: key, Caps: []string{"tools"}, OnEvent: func(m session.Message) {
 		if ev, ok := m.(*session.ToolEvent); ok {
 			mu.Lock()
 			seqs[ev.ReqID] = append(seqs[ev.ReqID], ev.Seq)

@@ -92,6 +92,25 @@ type ListOptions struct {
 	// first (discovery's BM25 over name, description and tags).
 	Query string
 	Tags  []string // non-empty: only tools with one of these tags
+	Kind  string   // non-empty: only tools of this kind (one of Kinds)
+}
+
+// Kinds are the kinds of tool, each the start of its tools' names: op.X,
+// workflow.validate and workflow.execute, cap.<ns>/<id> (and
+// capability.decide, which answers capability runs), agent.<name>,
+// mcp.<server>.<tool>.
+var Kinds = []string{"op", "workflow", "cap", "agent", "mcp"}
+
+// KindOf is the kind of the tool named name (one of Kinds), or "".
+func KindOf(name string) string {
+	prefix, _, _ := strings.Cut(name, ".")
+	switch {
+	case prefix == "capability":
+		return "cap"
+	case slices.Contains(Kinds, prefix):
+		return prefix
+	}
+	return ""
 }
 
 // List returns the tools p may use, filtered by o: sorted by name, or by
@@ -104,7 +123,7 @@ func (b *Box) List(ctx context.Context, p *account.Principal, o ListOptions) ([]
 			return nil, err
 		}
 		for _, t := range ts {
-			if hasTag(t, o.Tags) {
+			if hasTag(t, o.Tags) && (o.Kind == "" || KindOf(t.Name) == o.Kind) {
 				out = append(out, t)
 			}
 		}

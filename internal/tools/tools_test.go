@@ -34,6 +34,14 @@ func TestListRanksAndFilters(t *testing.T) {
 	if len(all) != 4 || all[0].Name != "echo" {
 		t.Fatalf("all, by name: %v", all)
 	}
+	// Kind: the part of the name before its first dot.
+	byKind, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{Kind: "mcp"})
+	if len(byKind) != 2 || byKind[0].Name != "mcp.crm.addNote" || byKind[1].Name != "mcp.crm.listInvoices" {
+		t.Fatalf("kind mcp: %v", byKind)
+	}
+	if byKind, _ = box.List(ctx, &account.Principal{}, tools.ListOptions{Kind: "op", Query: "items"}); len(byKind) != 1 {
+		t.Fatalf("kind op with a query: %v", byKind)
+	}
 	got, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{Query: "customer invoices unpaid"})
 	if len(got) == 0 || got[0].Name != "mcp.crm.listInvoices" {
 		t.Fatalf("ranked: %v", got)
@@ -92,5 +100,14 @@ func TestRankWith(t *testing.T) {
 	}
 	if got, _ := box.List(ctx, &account.Principal{}, tools.ListOptions{Query: "zxinv"}); len(got) != 1 || got[0].Name != "mcp.crm.listInvoices" {
 		t.Fatalf("with the shorthand: %v", got)
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	for name, want := range map[string]string{"op.FilterData": "op", "workflow.execute": "workflow", "cap.billing/refund": "cap",
+		"capability.decide": "cap", "agent.researcher": "agent", "mcp.github.search.issues": "mcp", "spell.x": "", "op": "op"} {
+		if got := tools.KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
 	}
 }

@@ -79,7 +79,7 @@ var methodParams = map[string][]paramSpec{
 	MethodExecutionGet:     {{"execution_id", pString, true}},
 	MethodCapabilitySearch: {{"query", pString, true}, {"top_k", pPositiveInt, false}},
 	MethodCapabilityRun:    {{"id", pString, true}, {"version", pString, false}, {"inputs", pObject, true}},
-	MethodToolList:         {{"query", pString, false}},
+	MethodToolList:         {{"query", pString, false}, {"filter_kind", pString, false}},
 	MethodToolCall:         {{"tool_name", pString, true}, {"arguments", pObject, true}},
 	MethodAgentInvoke:      {{"agent", pString, true}, {"input", pAny, true}, {"task_id", pString, false}},
 }

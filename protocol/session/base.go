@@ -24,7 +24,7 @@ const (
 type HandshakeReq struct {
 	Header
 	AgentID   string   `json:"agent_id,omitempty"`
-	AgentCaps []string `json:"agent_caps,omitempty"` // namespaces the agent wants, e.g. ["tool", "mcp"]
+	AgentCaps []string `json:"agent_caps,omitempty"` // capabilities the agent wants, e.g. ["tools", "mcp"] (Capabilities)
 	AuthToken string   `json:"auth_token,omitempty"`
 }
 
@@ -52,17 +52,18 @@ type HandshakeResp struct {
 
 func (*HandshakeResp) MessageType() string { return TypeHandshakeResp }
 
-// Cap returns the answer for namespace ns, if the response has one.
-func (m *HandshakeResp) Cap(ns string) (CapabilityAck, bool) {
-	i := slices.IndexFunc(m.AcceptedCaps, func(c CapabilityAck) bool { return c.Capability == ns })
+// Cap returns the answer for capability name, if the response has one.
+func (m *HandshakeResp) Cap(name string) (CapabilityAck, bool) {
+	i := slices.IndexFunc(m.AcceptedCaps, func(c CapabilityAck) bool { return c.Capability == name })
 	if i < 0 {
 		return CapabilityAck{}, false
 	}
 	return m.AcceptedCaps[i], true
 }
 
-// CapabilityAck is the answer for one namespace the agent asked for: an
-// unsupported one comes back with Enabled false.
+// CapabilityAck is the answer for one capability the agent asked for (one of
+// Capabilities; the SDK refuses any other name): one the server does not
+// serve comes back with Enabled false.
 type CapabilityAck struct {
 	Capability string          `json:"capability" a2e:"required"`
 	Enabled    bool            `json:"enabled"`
@@ -117,7 +118,7 @@ type ErrorMessage struct {
 	ReqID          string          `json:"req_id,omitempty" a2e:"id"`
 	Code           ErrorCode       `json:"code" a2e:"required"`
 	Message        string          `json:"message,omitempty"`
-	Detail         json.RawMessage `json:"detail,omitempty"`
+	Detail         json.RawMessage `json:"detail,omitempty" a2e:"object"`
 	Retryable      bool            `json:"retryable"`
 	CapabilityName string          `json:"capability_name,omitempty"`
 }
@@ -148,7 +149,7 @@ func (m *ErrorMessage) Validate() error {
 type EventFields struct {
 	Ref
 	Kind EventKind       `json:"kind" a2e:"required"`
-	Data json.RawMessage `json:"data,omitempty"`
+	Data json.RawMessage `json:"data,omitempty" a2e:"object"` // the SDK's models take an object only
 	Seq  int             `json:"seq" a2e:"required,nonneg"`
 }
 

@@ -35,7 +35,7 @@ func (e *HandshakeError) Error() string { return "session: handshake refused: " 
 type ClientOptions struct {
 	AgentID   string
 	AuthToken string   // a sluice API key; never logged
-	Caps      []string // agent_caps; default: every plugin namespace of Registry
+	Caps      []string // agent_caps; default: the capability of every plugin namespace of Registry (CapabilityOf)
 	// Registry decodes what the server sends; default NewRegistry with MCP.
 	Registry *Registry
 	Limits   Limits
@@ -93,7 +93,11 @@ func Connect(ctx context.Context, r io.Reader, w io.Writer, opts ClientOptions) 
 		}
 	}
 	if opts.Caps == nil {
-		opts.Caps = opts.Registry.Namespaces()
+		for _, ns := range opts.Registry.Namespaces() {
+			if c, ok := CapabilityOf(ns); ok {
+				opts.Caps = append(opts.Caps, c)
+			}
+		}
 	}
 	log := opts.Logger
 	if log == nil {

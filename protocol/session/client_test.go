@@ -105,12 +105,12 @@ func connect(t *testing.T, opts session.ClientOptions, hs *session.HandshakeResp
 
 func okHandshake() *session.HandshakeResp {
 	return &session.HandshakeResp{OK: true, SessionID: "sess-1",
-		AcceptedCaps: []session.CapabilityAck{{Capability: "tool", Enabled: true}, {Capability: "mcp", Enabled: false}}}
+		AcceptedCaps: []session.CapabilityAck{{Capability: "tools", Enabled: true}, {Capability: "mcp", Enabled: false}}}
 }
 
 func TestClientHandshake(t *testing.T) {
 	c, _, req := connect(t, session.ClientOptions{AgentID: "bot", AuthToken: "slk_secret_k"}, okHandshake())
-	if req.AgentID != "bot" || req.AuthToken != "slk_secret_k" || !slices.Equal(req.AgentCaps, []string{"tool", "mcp"}) ||
+	if req.AgentID != "bot" || req.AuthToken != "slk_secret_k" || !slices.Equal(req.AgentCaps, []string{"tools", "mcp"}) ||
 		req.A2E != "1.0" || !session.ValidID(req.ID) {
 		t.Errorf("handshake/req: %#v", req)
 	}
@@ -124,8 +124,8 @@ func TestClientHandshake(t *testing.T) {
 }
 
 func TestClientHandshakeCaps(t *testing.T) {
-	_, _, req := connect(t, session.ClientOptions{Caps: []string{"tool"}}, okHandshake())
-	if !slices.Equal(req.AgentCaps, []string{"tool"}) {
+	_, _, req := connect(t, session.ClientOptions{Caps: []string{"tools"}}, okHandshake())
+	if !slices.Equal(req.AgentCaps, []string{"tools"}) {
 		t.Errorf("agent_caps %v", req.AgentCaps)
 	}
 }

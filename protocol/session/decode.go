@@ -17,10 +17,10 @@ import (
 //     longer than lim.MaxLineBytes): invalid_message;
 //   - another major version: version_mismatch;
 //   - a registered type: its struct (e.g. *ToolCallReq), its fields checked:
-//     a wrong type, a missing required field, a bad value or an unknown field
-//     is a schema_violation naming the field (an unknown field is ignored
-//     instead when the message speaks a later minor version, 1.1 and up,
-//     which may add fields);
+//     a wrong type, a missing required field or a bad value is a
+//     schema_violation naming the field. A field the type does not define is
+//     skipped, at any depth, as the SDK's pydantic models skip it (their
+//     default extra-field handling): DecodeNoting reports each one;
 //   - any other type: *Generic, with nil error; the server answers
 //     unknown_type if nothing handles it.
 //
@@ -28,6 +28,22 @@ import (
 // could be read, so its Reply can answer with req_id. The message never
 // aliases line. JSON null reads as an absent field.
 func (r *Registry) Decode(line []byte, lim Limits) (Message, error) {
+	return r.DecodeNoting(line, lim, nil)
+}
+
+// IgnoredField is a field a message of a registered type carried that the
+// type does not define: Decode skips it. Path is where it was ("filter_kind",
+// "data.exit_code"); Suggestions name a defined field it may be a typo of.
+type IgnoredField struct {
+	Type        string // the message's type
+	Path        string
+	Suggestions []string
+}
+
+// DecodeNoting is Decode that calls ignored (when not nil) for each field it
+// skipped, so that a server can log them (a typo of a field's name is
+// skipped too, not refused).
+func (r *Registry) DecodeNoting(line []byte, lim Limits, ignored func(IgnoredField)) (Message, error) {
 	lim = lim.withDefaults()
 	if len(line) > lim.MaxLineBytes {
 		return nil, errorf(CodeInvalidMessage, "", "the message is %d bytes, over the %d-byte line limit", len(line), lim.MaxLineBytes)
@@ -44,7 +60,7 @@ func (r *Registry) Decode(line []byte, lim Limits) (Message, error) {
 	}
 	var buf [16]member
 	ms := s.members(start, 1, buf[:0])
-	h, lenient, err := s.header(ms)
+	h, err := s.header(ms)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +68,7 @@ func (r *Registry) Decode(line []byte, lim Limits) (Message, error) {
 		e.ID, e.Type = h.ID, h.Type
 		return nil, e
 	}
-	m, err := r.decodeBody(&s, h, ms, lenient)
+	m, err := r.decodeBody(&s, h, ms, ignored)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			e.ID, e.Type = h.ID, h.Type
@@ -63,7 +79,7 @@ func (r *Registry) Decode(line []byte, lim Limits) (Message, error) {
 	return m, nil
 }
 
-func (r *Registry) decodeBody(s *scanner, h Header, ms []member, lenient bool) (Message, error) {
+func (r *Registry) decodeBody(s *scanner, h Header, ms []member, ignored func(IgnoredField)) (Message, error) {
 	ti, ok := r.state.Load().types[h.Type]
 	if !ok {
 		g := &Generic{Fields: make(map[string]json.RawMessage, len(ms))}
@@ -81,7 +97,7 @@ func (r *Registry) decodeBody(s *scanner, h Header, ms []member, lenient bool) (
 		return g, nil
 	}
 	v := reflect.New(ti.typ)
-	d := structDecoder{scanner: s, lenient: lenient}
+	d := structDecoder{scanner: s, ignored: ignored, typ: h.Type}
 	if err := d.fill(v.Elem(), ti.plan, ms, 1, true); err != nil {
 		return nil, err
 	}
@@ -90,7 +106,7 @@ func (r *Registry) decodeBody(s *scanner, h Header, ms []member, lenient bool) (
 
 // header reads the base fields. The type and id are read first, loosely, so
 // that every later error can name them.
-func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
+func (s *scanner) header(ms []member) (h Header, err error) {
 	var spans [5]*member // a2e, version, type, id, ts
 	var dup *Error
 	for i := range ms {
@@ -133,13 +149,13 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 		}
 		return s.str(m.start, m.end), true
 	}
-	fail := func(m *member, key string, format string, args ...any) (Header, bool, error) {
+	fail := func(m *member, key string, format string, args ...any) (Header, error) {
 		e := errorf(CodeInvalidMessage, key, format, args...)
 		if m != nil {
 			e.Offset = m.start
 		}
 		e.ID, e.Type = h.ID, h.Type
-		return Header{}, false, e
+		return Header{}, e
 	}
 	typ, typOK := str(spans[2])
 	if typOK && validType(typ) {
@@ -151,7 +167,7 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 	}
 	if dup != nil {
 		dup.ID, dup.Type = h.ID, h.Type
-		return Header{}, false, dup
+		return Header{}, dup
 	}
 
 	// Version: a2e, or its alias version; both must agree.
@@ -171,14 +187,14 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 			return fail(spans[1], "version", "differs from a2e")
 		}
 	}
-	major, minor, ok := parseVersion(ver)
+	major, _, ok := parseVersion(ver)
 	if !ok {
 		return fail(vm, key, "must be a version such as %q", Version)
 	}
 	if major != 1 {
 		e := errorf(CodeVersionMismatch, key, "version %d is not supported; this server speaks %s", major, Version)
 		e.Offset, e.ID, e.Type = vm.start, h.ID, h.Type
-		return Header{}, false, e
+		return Header{}, e
 	}
 	h.A2E = ver
 
@@ -211,7 +227,7 @@ func (s *scanner) header(ms []member) (h Header, lenient bool, err error) {
 		return fail(tm, "ts", "must be a finite, non-negative number of seconds")
 	}
 	h.TS = ts
-	return h, minor > 0, nil
+	return h, nil
 }
 
 // parseVersion reads "1", "1.0" or "1.0.0".
@@ -247,7 +263,9 @@ func duplicate(key string, off int) *Error {
 // structDecoder fills structs by their plans.
 type structDecoder struct {
 	*scanner
-	lenient bool // a later minor version: unknown fields are ignored
+	ignored func(IgnoredField) // nil: skipped fields are not reported
+	typ     string             // the message's type, for ignored
+	at      string             // the path of the object being filled, kept only for ignored
 }
 
 // fill decodes the members ms of an object at nesting level depth into v, a
@@ -267,14 +285,10 @@ func (d *structDecoder) fill(v reflect.Value, p *plan, ms []member, depth int, t
 				continue
 			}
 			if fi = p.lookup([]byte(name)); fi < 0 {
-				if d.lenient {
-					continue
+				if d.ignored != nil {
+					d.ignored(IgnoredField{Type: d.typ, Path: joinPath(d.at, name), Suggestions: didYouMean(name, p.names)})
 				}
-				e := errorf(CodeSchemaViolation, "", "unknown field")
-				_ = under(e, name)
-				e.Offset = m.keyOff
-				e.Suggestions = didYouMean(name, p.names)
-				return e
+				continue
 			}
 		}
 		f := &p.fields[fi]
@@ -388,6 +402,7 @@ func (d *structDecoder) field(fv reflect.Value, f *planField, start, end, depth 
 		}
 		var buf [16]member
 		ms := d.members(start, depth, buf[:0])
+		defer d.enter(f.name, -1)()
 		return d.fill(fv, f.sub, ms, depth, false)
 	case kStructs:
 		if c != '[' {
@@ -402,10 +417,35 @@ func (d *structDecoder) field(fv reflect.Value, f *planField, start, end, depth 
 			fv.Set(reflect.Append(fv, zero))
 			var buf [16]member
 			ms := d.members(s, depth+1, buf[:0])
+			defer d.enter(f.name, n)()
 			return d.fill(fv.Index(n), f.sub, ms, depth+1, false)
 		})
 	}
 	return nil
+}
+
+// enter makes field name (element i of it when i >= 0) the path of the
+// object filled until the returned func runs; it costs nothing when no one
+// asked for the skipped fields.
+func (d *structDecoder) enter(name string, i int) func() {
+	if d.ignored == nil {
+		return noop
+	}
+	if i >= 0 {
+		name += "[" + strconv.Itoa(i) + "]"
+	}
+	outer := d.at
+	d.at = joinPath(outer, name)
+	return func() { d.at = outer }
+}
+
+func noop() {}
+
+func joinPath(at, key string) string {
+	if at == "" {
+		return key
+	}
+	return at + "." + key
 }
 
 // parseInt reads a JSON number that is an integer (1, -3, 2.0, 1e3, 150e-1)

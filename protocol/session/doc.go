@@ -23,10 +23,15 @@
 // Wire conventions:
 //   - Base fields a2e ("1.0"), type, id (32 hex characters) and ts (float
 //     seconds) are required on input; `version` is read as an alias of `a2e`
-//     (both present must agree). A major version other than 1 is a
-//     version_mismatch; a later minor version (1.1 and up) is accepted and
-//     its unknown fields are ignored, while a 1.0 message with an unknown
-//     field is a schema_violation with a "did you mean" suggestion.
+//     (both present must agree), as the SDK writes `version`. A major version
+//     other than 1 is a version_mismatch.
+//   - A field a known type does not define is skipped, at any depth, as the
+//     SDK's pydantic models skip it ([Registry.DecodeNoting] reports each);
+//     a defined field of the wrong type, a missing required field or a bad
+//     value is a schema_violation naming the field.
+//   - What sluice writes is what the SDK's models read: capability names of
+//     [Capabilities] only, ToolParameter lists, integer duration_ms, event
+//     data and error detail as objects (the gateway's SDK transcripts check it).
 //   - JSON null reads as an absent field. Output leaves out optional fields
 //     that are empty and always writes required ones and meaningful
 //     booleans (ok, success, enabled, retryable, streaming and idempotent of

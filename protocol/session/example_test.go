@@ -35,15 +35,19 @@ func Example() {
 		Data: session.ToolResult{Success: true, ToolName: req.ToolName, Data: json.RawMessage(`[{"id":1}]`)}})
 	// Output:
 	// op.FilterData {"inputPath":"/input/tickets"}
-	// {"a2e":"1.0","type":"tool/call/resp","id":"0a85c1dd3f0f4da297eb5a241be696e6","ts":1763900001,"req_id":"00000000000000000000000000000004","data":{"success":true,"tool_name":"op.FilterData","data":[{"id":1}]}}
+	// {"a2e":"1.0","type":"tool/call/resp","id":"0a85c1dd3f0f4da297eb5a241be696e6","ts":1763900001,"req_id":"00000000000000000000000000000004","data":{"success":true,"tool_name":"op.FilterData","data":[{"id":1}],"duration_ms":0}}
 }
 
 // A line the codec cannot take is an *Error; Reply is the `error` message
-// that answers it, and the session goes on.
+// that answers it, and the session goes on. A field the type does not define
+// is skipped, not refused (DecodeNoting reports it), so a misspelt tool_name
+// is a missing one.
 func ExampleRegistry_Decode_error() {
 	reg := session.NewRegistry()
 	line := `{"a2e":"1.0","type":"tool/call/req","id":"00000000000000000000000000000004","ts":1,"toolname":"op.Wait"}`
-	_, err := reg.Decode([]byte(line), session.Limits{})
+	_, err := reg.DecodeNoting([]byte(line), session.Limits{}, func(f session.IgnoredField) {
+		fmt.Println("skipped", f.Path, f.Suggestions)
+	})
 	var e *session.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Code, e.Path)
@@ -55,9 +59,10 @@ func ExampleRegistry_Decode_error() {
 		_ = session.NewWriter(os.Stdout, st, session.Limits{}).Write(e.Reply())
 	}
 	// Output:
-	// schema_violation toolname
-	// session: tool/call/req: toolname: unknown field; did you mean "tool_name"?
-	// {"a2e":"1.0","type":"error","id":"c4f048536c3b4aadbb87ec72c2dcd273","ts":1763900001,"req_id":"00000000000000000000000000000004","code":"schema_violation","message":"tool/call/req: toolname: unknown field","detail":{"offset":83,"path":"toolname","suggestions":["did you mean \"tool_name\"?"]},"retryable":false}
+	// skipped toolname [did you mean "tool_name"?]
+	// schema_violation tool_name
+	// session: tool/call/req: tool_name: is required
+	// {"a2e":"1.0","type":"error","id":"c4f048536c3b4aadbb87ec72c2dcd273","ts":1763900001,"req_id":"00000000000000000000000000000004","code":"schema_violation","message":"tool/call/req: tool_name: is required","detail":{"path":"tool_name"},"retryable":false}
 }
 
 // A Reader skips blank lines, drops "\r", and goes on after a line it cannot
@@ -128,7 +133,7 @@ func ExampleConnect() {
 
 	ctx := context.Background()
 	c, err := session.Connect(ctx, agent, agent, session.ClientOptions{
-		AgentID: "example", AuthToken: "slk_...", Caps: []string{"tool"},
+		AgentID: "example", AuthToken: "slk_...", Caps: []string{"tools"},
 		OnEvent: func(m session.Message) {
 			if e, ok := m.(*session.ToolEvent); ok {
 				fmt.Println("event", e.Seq, e.Kind, string(e.Data))
@@ -181,7 +186,7 @@ func fakeServer(conn net.Conn) {
 		switch m := m.(type) {
 		case *session.HandshakeReq:
 			_ = w.Write(&session.HandshakeResp{Ref: ref, OK: true, SessionID: "sess-1", MaxParallel: 4,
-				AcceptedCaps: []session.CapabilityAck{{Capability: "tool", Enabled: true}}})
+				AcceptedCaps: []session.CapabilityAck{{Capability: "tools", Enabled: true}}})
 		case *session.ToolListReq:
 			_ = w.Write(&session.ToolListResp{Ref: ref, Tools: []session.ToolInfo{{Name: "op.Wait"}}})
 		case *session.ToolCallReq:

@@ -147,7 +147,7 @@ func TestDecodeDoesNotAlias(t *testing.T) {
 	lines := []string{
 		`{"a2e":"1.0","type":"tool/call/req","id":"` + idReq + `","ts":1,"tool_name":"op.Wait","arguments":{"a":"b"},"session_id":"s"}`,
 		`{"a2e":"1.0","type":"chain/x","id":"` + idReq + `","ts":1,"k":{"a":"b"}}`,
-		`{"a2e":"1.0","type":"tool/list/resp","id":"` + idReq + `","ts":1,"req_id":"` + idReq2 + `","tools":[{"name":"op.A","tags":["t"],"input_parameters":{}}]}`,
+		`{"a2e":"1.0","type":"tool/list/resp","id":"` + idReq + `","ts":1,"req_id":"` + idReq2 + `","tools":[{"name":"op.A","tags":["t"],"input_parameters":[{"name":"q","type":"string","description":"d"}],"input_schema":{"type":"object"}}]}`,
 	}
 	for _, line := range lines {
 		buf := []byte(line)

@@ -21,9 +21,12 @@ const (
 const MaxToolNameBytes = 256
 
 // ToolListReq asks for the tools the session may call. A non-empty Query
-// searches; FilterTags keeps tools with any of the tags.
+// searches; FilterTags keeps tools with any of the tags; a non-empty
+// FilterKind keeps the tools of one kind (the part of the name before its
+// first dot: op, workflow, cap, agent, mcp; the server checks the value).
 type ToolListReq struct {
 	Header
+	FilterKind      string   `json:"filter_kind,omitempty"`
 	Query           string   `json:"query,omitempty"`
 	FilterTags      []string `json:"filter_tags,omitempty"`
 	IncludeDeferred bool     `json:"include_deferred,omitempty"`
@@ -40,31 +43,55 @@ type ToolListResp struct {
 
 func (*ToolListResp) MessageType() string { return TypeToolListResp }
 
-// MarshalJSON writes "tools":[] when Tools is nil: a session that may call
-// nothing gets an empty list, not null, which a strict peer would refuse.
+// MarshalJSON writes every list as [] when it is nil (tools, and each tool's
+// parameters): a session that may call nothing gets an empty list, not null,
+// which the SDK's models refuse.
 func (m *ToolListResp) MarshalJSON() ([]byte, error) {
 	type plain ToolListResp // the same fields without this method
-	p := (*plain)(m)
-	if p.Tools == nil {
-		c := *p
-		c.Tools = []ToolInfo{}
-		p = &c
+	c := plain(*m)
+	c.Tools = make([]ToolInfo, len(m.Tools))
+	for i, t := range m.Tools {
+		if t.InputParameters == nil {
+			t.InputParameters = []ToolParameter{}
+		}
+		if t.OutputParameters == nil {
+			t.OutputParameters = []ToolParameter{}
+		}
+		c.Tools[i] = t
 	}
-	return marshalCompact(p)
+	return marshalCompact(&c)
 }
 
-// ToolInfo describes one tool. Names follow RESOLUTIONS: op.<Operation>,
-// workflow.validate, workflow.execute, cap.<namespace>/<id>, agent.<name>,
-// mcp.<server>.<tool>. The parameter fields hold JSON Schemas.
+// ToolInfo describes one tool, as the SDK's ToolDefinition: Description is
+// always written (the SDK requires it), and the parameters are lists of
+// ToolParameter (ParametersOf derives them from a JSON Schema). The whole JSON
+// Schemas travel beside them in InputSchema and OutputSchema, fields the SDK
+// ignores. Names follow RESOLUTIONS: op.<Operation>, workflow.validate,
+// workflow.execute, cap.<namespace>/<id>, agent.<name>, mcp.<server>.<tool>.
 type ToolInfo struct {
 	Name             string          `json:"name" a2e:"required,toolname"`
-	Description      string          `json:"description,omitempty"`
-	InputParameters  json.RawMessage `json:"input_parameters,omitempty" a2e:"object"`
-	OutputParameters json.RawMessage `json:"output_parameters,omitempty" a2e:"object"`
+	Description      string          `json:"description"`
+	InputParameters  []ToolParameter `json:"input_parameters"`
+	OutputParameters []ToolParameter `json:"output_parameters"`
+	InputSchema      json.RawMessage `json:"input_schema,omitempty" a2e:"object"`
+	OutputSchema     json.RawMessage `json:"output_schema,omitempty"`
 	Streaming        bool            `json:"streaming"`
 	Idempotent       bool            `json:"idempotent"`
 	Tags             []string        `json:"tags,omitempty"`
 	Version          string          `json:"version,omitempty"`
+}
+
+// ToolParameter is one parameter of a tool, as the SDK's ToolParameter: Type
+// is a JSON Schema type name ("any" when the schema gives none), Enum is set
+// only when every allowed value is a string, and Properties (an object of
+// name to ToolParameter) describes the fields of an object parameter.
+type ToolParameter struct {
+	Name        string          `json:"name" a2e:"required"`
+	Type        string          `json:"type" a2e:"required"`
+	Description string          `json:"description"`
+	Required    bool            `json:"required"`
+	Enum        []string        `json:"enum,omitempty"`
+	Properties  json.RawMessage `json:"properties,omitempty" a2e:"object"`
 }
 
 // ToolCallReq calls a tool. Arguments is a JSON object (or absent). Timeout is
@@ -93,16 +120,18 @@ type ToolCallResp struct {
 func (*ToolCallResp) MessageType() string { return TypeToolCallResp }
 
 // ToolResult is the body of a ToolCallResp. When Success is false, Error says
-// what went wrong and ErrorCode classifies it.
+// what went wrong and ErrorCode classifies it. ToolName and DurationMS are
+// always written: the SDK's ToolResult requires both (DurationMS as an
+// integer).
 type ToolResult struct {
 	Success    bool            `json:"success" a2e:"required"`
-	ToolName   string          `json:"tool_name,omitempty"`
+	ToolName   string          `json:"tool_name"`
 	Data       json.RawMessage `json:"data,omitempty"`
 	Summary    string          `json:"summary,omitempty"`
 	Truncated  bool            `json:"truncated,omitempty"`
 	Error      string          `json:"error,omitempty"`
 	ErrorCode  string          `json:"error_code,omitempty"`
-	DurationMS float64         `json:"duration_ms,omitempty" a2e:"nonneg"`
+	DurationMS int64           `json:"duration_ms" a2e:"nonneg"`
 }
 
 // ToolEvent reports on a streaming tool call while it runs; its fields are an
