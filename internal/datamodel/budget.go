@@ -57,12 +57,24 @@ func (b *Budget) Charge(what string, n int64) error {
 	return nil
 }
 
-// ChargeValue charges the estimated size of v.
+// ChargeValue charges the estimated size of v, walking v no further than
+// the rest of the budget (SizeUpTo): a value over it fails the charge
+// without being walked whole.
 func (b *Budget) ChargeValue(what string, v any) error {
 	if b == nil {
 		return nil
 	}
-	return b.Charge(what, Size(v))
+	return b.Charge(what, b.SizeOf(v, 0))
+}
+
+// SizeOf is the estimated size of v, walked no further than the rest of the
+// budget plus credit (bytes charged for v before, which the caller takes off
+// again): past that it is some size that fails the charge.
+func (b *Budget) SizeOf(v any, credit int64) int64 {
+	if b == nil || b.limit <= 0 {
+		return Size(v)
+	}
+	return SizeUpTo(v, max(b.limit-b.used.Load()+credit, 0))
 }
 
 // OverBudget is the DataError of an execution whose data went over its budget.

@@ -1,6 +1,9 @@
 package datamodel
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // What a decoded JSON value costs on the heap (measured with runtime.MemStats
 // on go1.26 amd64, see BenchmarkHeapPerJSONByte): an `any` holding a string, a
@@ -22,26 +25,49 @@ const (
 // and objects (each element takes a 16-byte slot) it is at least the length
 // of the compact JSON, numbers of more than 23 characters aside, so a bound
 // on it bounds the encodings of the data too. It allocates nothing.
-func Size(v any) int64 {
+//
+// Size walks every reference, so a value whose parts share one another
+// (an array holding another twice, sixty levels deep) is small in memory but
+// takes a walk exponential in its depth: a bounded caller uses SizeUpTo.
+func Size(v any) int64 { return SizeUpTo(v, math.MaxInt64) }
+
+// SizeUpTo is Size, but stops walking as soon as the size passes limit and
+// then returns a size above limit (not the whole size). Each step of the walk
+// adds to the size, so it visits O(limit) values whatever their sharing.
+func SizeUpTo(v any, limit int64) int64 {
+	s := sizer{limit: limit}
+	s.add(v)
+	return s.n
+}
+
+type sizer struct{ n, limit int64 }
+
+func (s *sizer) add(v any) {
 	switch x := v.(type) {
 	case nil, bool:
-		return 0 // the runtime's static values
+		// the runtime's static values
 	case string:
-		return sizeBoxedString + int64(len(x))
+		s.n += sizeBoxedString + int64(len(x))
 	case []any:
-		n := ArraySize(cap(x))
+		s.n += ArraySize(cap(x))
 		for _, e := range x {
-			n += Size(e)
+			if s.n > s.limit {
+				return
+			}
+			s.add(e)
 		}
-		return n
 	case map[string]any:
-		n := mapSize(len(x))
+		s.n += mapSize(len(x))
 		for k, e := range x {
-			n += int64(len(k)) + Size(e)
+			if s.n > s.limit {
+				return
+			}
+			s.n += int64(len(k))
+			s.add(e)
 		}
-		return n
+	default:
+		s.n += sizeBoxedNumber // float64 and the other scalars operations produce
 	}
-	return sizeBoxedNumber // float64 and the other scalars operations produce
 }
 
 // ArraySize is the heap of an []any of n elements held in an `any`, without

@@ -152,3 +152,28 @@ func BenchmarkSize20(b *testing.B) {
 		b.Fatal("no size")
 	}
 }
+
+// A value whose parts share one another is small in memory but has 2^depth
+// paths: a bounded walk stops once it passes its limit, so charging such a
+// value to a budget fails with the DataError instead of walking 2^60 paths.
+func TestSizeUpToStopsOnSharedDepth(t *testing.T) {
+	v := any([]any{1.0})
+	for range 60 {
+		v = []any{v, v} // sixty small arrays; 2^60 paths
+	}
+	const limit = 1 << 20
+	n := datamodel.SizeUpTo(v, limit)
+	if n <= limit || n > limit+1024 {
+		t.Fatalf("SizeUpTo = %d, want just over %d", n, limit)
+	}
+	small := []any{"ab", map[string]any{"k": 1.0}}
+	if got, want := datamodel.SizeUpTo(small, limit), datamodel.Size(small); got != want {
+		t.Fatalf("under the limit SizeUpTo = %d, Size = %d", got, want)
+	}
+
+	b := datamodel.NewBudget(limit)
+	err := b.ChargeValue("merge", v)
+	if fe, ok := fault.As(err); !ok || fe.Type != fault.DataError {
+		t.Fatalf("charging a value of 2^60 paths: %v, want a DataError", err)
+	}
+}

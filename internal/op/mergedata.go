@@ -83,15 +83,18 @@ func (m *mergeData) Run(ctx context.Context, rc *RunContext) (any, error) {
 	return out, withOp(err, rc.OperationID)
 }
 
-// concatSize is the size of the concatenation of vals, known before it is made.
-func concatSize(vals []any) int64 {
+// concatSize is the size of the concatenation of vals, known before it is
+// made; each value is walked no further than the rest of b.
+func concatSize(b *datamodel.Budget, vals []any) int64 {
 	n, size := 0, int64(0)
 	for _, v := range vals {
-		size += datamodel.Size(v)
 		if arr, ok := v.([]any); ok {
-			size -= datamodel.ArraySize(cap(arr))
+			// Its elements go into the new array; its own header does not.
+			header := datamodel.ArraySize(cap(arr))
+			size += b.SizeOf(v, header) - header
 			n += len(arr)
 		} else {
+			size += b.SizeOf(v, 0)
 			n++
 		}
 	}
@@ -110,7 +113,7 @@ func (m *mergeData) run(ctx context.Context, rc *RunContext) (any, error) {
 	if m.strategy == a2e.MergeConcat {
 		// The one strategy whose size is known before it allocates: charged
 		// first, so a concatenation over the budget is never made.
-		if err := rc.Budget.Charge(rc.OperationID, concatSize(vals)); err != nil {
+		if err := rc.Budget.Charge(rc.OperationID, concatSize(rc.Budget, vals)); err != nil {
 			return nil, err
 		}
 		if err := ctx.Err(); err != nil {
