@@ -128,8 +128,9 @@ func (r *Redactor) ScrubBytes(b []byte) []byte {
 // Values logged through LogValuer or as non-strings are not seen here.
 func (r *Redactor) ReplaceAttr(_ []string, a slog.Attr) slog.Attr {
 	if a.Value.Kind() == slog.KindString {
-		if s := a.Value.String(); r.Scrub(s) != s {
-			a.Value = slog.StringValue(r.Scrub(s))
+		s := a.Value.String()
+		if scrubbed := r.Scrub(s); scrubbed != s {
+			a.Value = slog.StringValue(scrubbed)
 		}
 	}
 	return a
