@@ -171,8 +171,11 @@ func (m *Manager) replay(ctx context.Context, id string, last *int64, send func(
 func (m *Manager) live(ctx context.Context, id string, sub *subscription, last *int64, send func(Frame) error) (bool, error) {
 	// An execution running in another gateway publishes nothing here: look
 	// in the store every SharedPoll instead (not done: the caller replays).
+	// Whether it runs here is asked at every tick, not once: an execution
+	// that parks here may resume on another gateway, and one that runs
+	// elsewhere may resume here.
 	var poll <-chan time.Time
-	if m.cfg.SharedPoll > 0 && !m.runsHere(id) {
+	if m.cfg.SharedPoll > 0 {
 		t := time.NewTicker(m.cfg.SharedPoll)
 		defer t.Stop()
 		poll = t.C
@@ -182,7 +185,9 @@ func (m *Manager) live(ctx context.Context, id string, sub *subscription, last *
 		case <-ctx.Done():
 			return true, nil
 		case <-poll:
-			return false, nil
+			if !m.runsHere(id) {
+				return false, nil
+			}
 		case f, ok := <-sub.ch:
 			if !ok {
 				return false, nil

@@ -83,9 +83,9 @@ type node struct {
 	order      []string // accounts in the order their executions took a worker
 }
 
-func startNode(t *testing.T, dir string, clk *gatedClock, workers int) *node {
+func startNode(t *testing.T, dir string, clk *gatedClock, workers int, opts ...func(*execution.Config)) *node {
 	t.Helper()
-	n := openNode(t, dir, clk, workers)
+	n := openNode(t, dir, clk, workers, opts...)
 	if err := n.m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func startNode(t *testing.T, dir string, clk *gatedClock, workers int) *node {
 }
 
 // openNode is startNode without starting the workers.
-func openNode(t *testing.T, dir string, clk *gatedClock, workers int) *node {
+func openNode(t *testing.T, dir string, clk *gatedClock, workers int, opts ...func(*execution.Config)) *node {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, sqlite.Options{Dir: dir, Clock: clk})
@@ -106,8 +106,12 @@ func openNode(t *testing.T, dir string, clk *gatedClock, workers int) *node {
 	}
 	n := &node{db: db, queue: local.New(db, clk)}
 	runner := workflow.New(workflow.Config{Deps: op.Deps{Clock: clk, Limits: op.DefaultLimits()}})
-	n.m = execution.New(execution.Config{Store: db, Queue: n.queue, Runner: runner, Accounts: accounts{}, Clock: clk,
-		Workers: workers, Owner: "test-node", Slots: n.slot})
+	cfg := execution.Config{Store: db, Queue: n.queue, Runner: runner, Accounts: accounts{}, Clock: clk,
+		Workers: workers, Owner: "test-node", Slots: n.slot}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	n.m = execution.New(cfg)
 	t.Cleanup(n.stop)
 	return n
 }
