@@ -113,7 +113,7 @@ func (t toolProvider) Call(ctx context.Context, p *account.Principal, name strin
 			res.Summary = fmt.Sprintf("run %s waits for an answer to task %s (answer with %s)", r.RunID, r.Pending.Task, ToolDecide)
 		}
 	default:
-		res.Summary, res.ErrorCode = "run "+r.RunID+" "+string(r.Status), "tool_error"
+		res.Summary, res.ErrorCode = "run "+r.RunID+" "+string(r.Status), fault.Upstream.Row().ToolCode
 		if len(r.Errors) > 0 {
 			res.Error = r.Errors[0].Message
 		}

@@ -98,7 +98,7 @@ func (e *Error) SpecType() string {
 	if e.Type != "" {
 		return e.Type
 	}
-	return kindTable[e.Kind].specType
+	return kindTable[e.Kind].SpecType
 }
 
 // WithCause records the internal cause and returns e.

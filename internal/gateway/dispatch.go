@@ -22,6 +22,9 @@ type Call struct {
 	Key       string // the presented API key; cleared once checked
 	Transport string // rest, e2a, session
 	Principal *account.Principal
+	// conn is the authentication of the connection the call came on (a
+	// session's handshake): the call carries no key of its own.
+	conn *ConnAuth
 	// Limit is the request-limit decision, for the X-RateLimit-* headers; nil
 	// for calls that are not limited.
 	Limit *LimitStatus
@@ -108,6 +111,9 @@ type Dispatcher struct {
 	metrics *metrics
 	clock   clock.Clock
 	logger  *slog.Logger
+	// connRecheck is how long a connection's principal holds before its
+	// key is checked again (ConnAuth); 0 is connRecheck.
+	connRecheck time.Duration
 }
 
 // register adds a gateway method.
@@ -215,14 +221,15 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 // body read (preAuthBodyBytes). The outcome is kept for admit, which does
 // not authenticate again.
 func (d *Dispatcher) Preauthenticate(ctx context.Context, c *Call) {
-	if c.Principal != nil || c.authErr != nil || c.keyErr != nil {
+	if c.Principal != nil || c.authErr != nil || c.keyErr != nil || c.conn != nil {
 		return
 	}
-	c.Principal, c.authErr = d.auth.Authenticate(ctx, c.Key)
+	c.Principal, c.authErr = d.checkKey(ctx, c.Key)
 }
 
-// authenticate is the principal of c's key: the one Preauthenticate found,
-// or the refusal it or the ingress's key reading met, or a fresh lookup.
+// authenticate is the principal of c: the one Preauthenticate found, or
+// the refusal it or the ingress's key reading met, or its connection's
+// principal, or a fresh lookup of its key.
 func (d *Dispatcher) authenticate(ctx context.Context, c *Call, key string) (*account.Principal, error) {
 	switch {
 	case c.Principal != nil:
@@ -231,7 +238,15 @@ func (d *Dispatcher) authenticate(ctx context.Context, c *Call, key string) (*ac
 		return nil, c.authErr
 	case c.keyErr != nil:
 		return nil, c.keyErr
+	case c.conn != nil:
+		return c.conn.principal(ctx, d)
 	}
+	return d.checkKey(ctx, key)
+}
+
+// checkKey is the one place a presented key is checked: every ingress's
+// request, and every connection's handshake, comes here.
+func (d *Dispatcher) checkKey(ctx context.Context, key string) (*account.Principal, error) {
 	return d.auth.Authenticate(ctx, key)
 }
 

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -15,11 +14,17 @@ import (
 // replaced by the dispatcher (RESOLUTIONS). A call refused before any frame
 // was streamed gets the HTTP status of its error with the one frame as body.
 func (s *Server) e2aHandler(w http.ResponseWriter, r *http.Request) {
-	reqID := requestID(r)
-	w.Header().Set("X-Request-ID", reqID)
-	c := newHTTPCall(nil, r.Header, "e2a")
+	serveHTTP(s.dispatcher, e2aCodec{s})(w, r)
+}
+
+// e2aCodec is the E2A NDJSON ingress.
+type e2aCodec struct{ s *Server }
+
+func (ec e2aCodec) Decode(x exchange) (*Call, error) {
+	s := ec.s
+	c := newHTTPCall(nil, x.r.Header, "e2a")
 	var env *e2a.Envelope
-	b, err := s.readCallBody(r, c)
+	b, err := s.readCallBody(x.r, c)
 	if err == nil {
 		var ignored []string
 		env, ignored, err = e2a.DecodeEnvelopeIgnoring(b, e2a.Limits{MaxBytes: int(s.cfg.MaxBodyBytes)})
@@ -29,14 +34,14 @@ func (s *Server) e2aHandler(w http.ResponseWriter, r *http.Request) {
 		if len(ignored) > 0 {
 			// As the reference does, fields this codec does not know are
 			// skipped; the names (never the values) go to the debug log.
-			s.log.Debug("e2a envelope fields ignored", "requestId", reqID, "fields", ignored)
+			s.log.Debug("e2a envelope fields ignored", "requestId", x.id, "fields", ignored)
 		}
 	}
 	if env == nil {
 		env = e2a.NewEnvelope()
 	}
 	if env.RequestID == "" {
-		env.RequestID = reqID
+		env.RequestID = x.id
 	}
 	if env.Channel == "" {
 		env.Channel = "e2a"
@@ -47,10 +52,11 @@ func (s *Server) e2aHandler(w http.ResponseWriter, r *http.Request) {
 	if err == nil && env.Method == "" {
 		err = fault.New(fault.Invalid, "the envelope names no method").WithDetail("path", "method")
 	}
-	c.Env, c.decodeErr = env, err
-	sink := &ndjsonSink{w: w, c: c}
-	s.dispatcher.Dispatch(r.Context(), c, sink)
+	c.Env = env
+	return c, err
 }
+
+func (ec e2aCodec) Encoder(x exchange, c *Call) Encoder { return &ndjsonSink{w: x.w, c: c} }
 
 // ndjsonSink streams frames as NDJSON. It holds the first frame back when it
 // is final, to answer with its status.
@@ -68,14 +74,12 @@ func (s *ndjsonSink) WriteFrame(f *e2a.Response) error {
 		h := s.w.Header()
 		h.Set("Content-Type", "application/x-ndjson")
 		if l := s.c.Limit; l != nil {
-			h.Set("X-RateLimit-Limit", strconv.Itoa(l.Limit))
-			h.Set("X-RateLimit-Remaining", strconv.Itoa(max(l.Remaining, 0)))
-			h.Set("X-RateLimit-Reset", strconv.FormatInt(l.Reset.Unix(), 10))
+			setLimitHeaders(h, l)
 		}
 		status := http.StatusOK
 		if f.IsFinal && f.Kind == e2a.KindError {
 			code, _ := f.Body["code"].(string)
-			status = httpStatus(code)
+			status = fault.RowOf(code).HTTPStatus
 		}
 		s.w.WriteHeader(status)
 		s.started = true
@@ -89,3 +93,6 @@ func (s *ndjsonSink) WriteFrame(f *e2a.Response) error {
 	}
 	return http.NewResponseController(s.w).Flush()
 }
+
+// Close has nothing to do: every frame was written as it came.
+func (s *ndjsonSink) Close() {}

@@ -190,7 +190,7 @@ func (t agentTools) Call(ctx context.Context, p *account.Principal, name string,
 		if fe.Kind == fault.Invalid || fe.Kind == fault.PermissionDenied {
 			return nil, err
 		}
-		return &tools.Result{Success: false, Error: fe.Message, ErrorCode: "tool_error", Summary: "the agent failed"}, nil
+		return &tools.Result{Success: false, Error: fe.Message, ErrorCode: fault.Upstream.Row().ToolCode, Summary: "the agent failed"}, nil
 	}
 	var data any
 	_ = json.Unmarshal(out, &data)

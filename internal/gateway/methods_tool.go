@@ -71,7 +71,7 @@ func (s *Server) toolCall(ctx context.Context, c *Call, w *e2a.StreamWriter) err
 		return err
 	}
 	if !r.Success && ownTimeoutPassed(ctx, callCtx) {
-		r.ErrorCode = "timeout"
+		r.ErrorCode = fault.Timeout.Row().ToolCode
 		r.Error = fmt.Sprintf("tool %q did not finish within its timeout of %gs", name, timeout)
 	}
 	return w.Complete(r)

@@ -22,21 +22,46 @@ var pathParams = map[string]string{"id": "id", "key_id": "key_id", "path": "path
 
 // restHandler serves one route through the dispatcher.
 func (s *Server) restHandler(rt route) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		c, decodeErr := s.restCall(r, rt)
-		w.Header().Set("X-Request-ID", c.Env.RequestID)
-		final := &finalSink{}
-		s.dispatcher.Dispatch(r.Context(), c.withDecodeError(decodeErr), final)
-		s.writeFinal(w, rt, c, final.frame)
-	}
+	return serveHTTP(s.dispatcher, restCodec{s: s, rt: rt})
 }
 
-// restCall decodes r into a call. A decode problem is kept for the
+// restCodec is the REST ingress of one route.
+type restCodec struct {
+	s  *Server
+	rt route
+}
+
+func (rc restCodec) Decode(x exchange) (*Call, error) { return rc.s.restCall(x, rc.rt) }
+
+func (rc restCodec) Encoder(x exchange, c *Call) Encoder {
+	return &restEncoder{w: x.w, rt: rc.rt, c: c}
+}
+
+// restEncoder keeps the final frame; a REST answer is that frame alone,
+// written at Close.
+type restEncoder struct {
+	w     http.ResponseWriter
+	rt    route
+	c     *Call
+	final *e2a.Response
+}
+
+func (e *restEncoder) WriteFrame(f *e2a.Response) error {
+	if f.IsFinal {
+		e.final = f
+	}
+	return nil
+}
+
+func (e *restEncoder) Close() { writeFinal(e.w, e.rt, e.c, e.final) }
+
+// restCall decodes x's request into a call. A decode problem is kept for the
 // dispatcher, which reports it after authentication: a caller without a key
 // learns nothing about what it sent.
-func (s *Server) restCall(r *http.Request, rt route) (*Call, error) {
+func (s *Server) restCall(x exchange, rt route) (*Call, error) {
+	r := x.r
 	env := e2a.NewEnvelope()
-	env.RequestID = requestID(r)
+	env.RequestID = x.id
 	env.Method = rt.rpc
 	env.Channel = "rest"
 	env.SessionID = r.Header.Get("X-Sluice-Session")
@@ -70,19 +95,10 @@ func (s *Server) restCall(r *http.Request, rt route) (*Call, error) {
 	return c, nil
 }
 
-// withDecodeError keeps err for the dispatcher (see restCall).
-func (c *Call) withDecodeError(err error) *Call {
-	c.decodeErr = err
-	return c
-}
-
 // writeFinal renders the final frame as the spec's response.
-func (s *Server) writeFinal(w http.ResponseWriter, rt route, c *Call, f *e2a.Response) {
-	h := w.Header()
+func writeFinal(w http.ResponseWriter, rt route, c *Call, f *e2a.Response) {
 	if c.Limit != nil {
-		h.Set("X-RateLimit-Limit", strconv.Itoa(c.Limit.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(max(c.Limit.Remaining, 0)))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(c.Limit.Reset.Unix(), 10))
+		setLimitHeaders(w.Header(), c.Limit)
 	}
 	if f == nil {
 		// The client went away before an answer (the sink failed), or a defect.
@@ -100,27 +116,38 @@ func (s *Server) writeFinal(w http.ResponseWriter, rt route, c *Call, f *e2a.Res
 		writeJSON(w, status, f.Body["result"])
 		return
 	}
+	writeError(w, f)
+}
+
+// writeError is REST's renderer of an e2a.error frame: the status is its
+// code's row in fault's table. Details that are the spec's error object go
+// under "error"; details that are a body of their own (the spec's 429 body,
+// a validate report) are the whole answer.
+func writeError(w http.ResponseWriter, f *e2a.Response) {
 	code, _ := f.Body["code"].(string)
-	status := httpStatus(code)
-	details := f.Body["details"]
-	switch code {
-	case fault.RateLimited.String():
-		if m, ok := details.(map[string]any); ok {
-			if secs, ok := m["retry_after"].(int); ok {
-				h.Set("Retry-After", strconv.Itoa(secs))
-			}
-			writeJSON(w, status, m)
-			return
-		}
-	case codeInvalidWorkflow:
-		writeJSON(w, status, details)
-		return
-	}
-	if details == nil {
+	status := fault.RowOf(code).HTTPStatus
+	switch d := f.Body["details"].(type) {
+	case fault.Object:
+		writeJSON(w, status, errorObject(d))
+	case nil:
 		msg, _ := f.Body["message"].(string)
-		details = fault.New(fault.Internal, "%s", msg).Object()
+		writeJSON(w, status, errorObject(fault.New(fault.Internal, "%s", msg).Object()))
+	case map[string]any:
+		if secs, ok := d["retry_after"].(int); ok {
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+		}
+		writeJSON(w, status, d)
+	default:
+		writeJSON(w, status, d)
 	}
-	writeJSON(w, status, map[string]any{"error": details})
+}
+
+// setLimitHeaders writes the request-limit decision the call was admitted
+// under (REST, and the streams of E2A and SSE).
+func setLimitHeaders(h http.Header, l *LimitStatus) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(l.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(l.Remaining, 0)))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(l.Reset.Unix(), 10))
 }
 
 // metaHTTPStatus lets a REST-facing service choose the success status of a
@@ -147,16 +174,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 	_, _ = w.Write([]byte{'\n'})
-}
-
-// finalSink keeps the final frame; a REST answer is that frame alone.
-type finalSink struct{ frame *e2a.Response }
-
-func (s *finalSink) WriteFrame(r *e2a.Response) error {
-	if r.IsFinal {
-		s.frame = r
-	}
-	return nil
 }
 
 // requestID is the caller's X-Request-ID when it is a sane token, else a new one.

@@ -88,8 +88,9 @@ func (s *Server) servedCapabilities(name string) bool {
 }
 
 // ServeSession serves one session on c until the peer goes away, shuts it
-// down, or ctx ends. Every call is an envelope through the dispatcher, with
-// the key of the handshake: rate limits, permissions and audit are REST's.
+// down, or ctx ends. Every call is an envelope through the dispatcher (the
+// session codec), carrying the authentication of the handshake: rate
+// limits, permissions and audit are REST's.
 func (s *Server) ServeSession(ctx context.Context, c MsgConn, transport string) {
 	s.serveSession(ctx, c, transport, func() {})
 }
@@ -154,7 +155,7 @@ type sessionConn struct {
 	started   time.Time
 	cancel    context.CancelFunc
 
-	key       string // the handshake's API key; never logged
+	auth      *ConnAuth // the handshake's authentication, which every call carries
 	sessionID string
 	agentID   string
 	mcp       bool // the mcp namespace is enabled
@@ -229,19 +230,19 @@ func (ss *sessionConn) handshake(ctx context.Context) bool {
 			Message: "the first message of a session must be handshake/req, not " + m.Head().Type})
 		return false
 	}
-	p, err := ss.s.svc.Accounts.Authenticate(ctx, req.AuthToken)
+	// The key is checked here, once, by the dispatcher (which audits a
+	// refusal); the session's calls carry what it found.
+	auth, err := ss.s.dispatcher.OpenConn(ctx, req.AuthToken, req.ID, "session.handshake")
 	if err != nil {
-		ss.s.dispatcher.audit.Record(AuditRecord{Time: ss.s.clock.Now(), RequestID: req.ID, Method: "session.handshake",
-			Decision: DecisionDeny, Status: string(e2a.StatusFailed), ErrorCode: fault.From(err).Kind.String()})
 		ss.send(&session.HandshakeResp{Ref: session.Ref{ReqID: req.ID}, OK: false, Reason: session.ReasonAuthFailed})
 		return false
 	}
-	ss.key, ss.agentID, ss.sessionID = req.AuthToken, p.ID, session.NewID()
+	ss.auth, ss.agentID, ss.sessionID = auth, auth.AccountID(), session.NewID()
 	acks := ss.acceptCaps(req.AgentCaps)
 	ss.send(&session.HandshakeResp{Ref: session.Ref{ReqID: req.ID}, SessionID: ss.sessionID, AcceptedCaps: acks,
 		MaxParallel: ss.cfg.MaxParallel, OK: true,
 		Limits: session.SessionLimits{MaxLineBytes: ss.cfg.MaxLineBytes, CallsPerSecond: ss.cfg.CallsPerSecond}})
-	ss.s.log.Debug("session opened", "sessionId", ss.sessionID, "account", p.ID, "transport", ss.transport)
+	ss.s.log.Debug("session opened", "sessionId", ss.sessionID, "account", ss.agentID, "transport", ss.transport)
 	return true
 }
 
@@ -323,6 +324,12 @@ func (ss *sessionConn) handle(ctx context.Context, m session.Message) bool {
 type answer func(reqID string, final *e2a.Response) session.Message
 
 // start dispatches a call in its own goroutine, within the session's limits.
+//
+// max_parallel and calls_per_second are the session's transport bounds,
+// announced in its handshake: they keep one connection from holding more of
+// the server than it said it would, and are the only check on a session's
+// call besides the dispatcher's (authenticate, admit: the account's rate
+// limits, permissions and audit, as for any call).
 func (ss *sessionConn) start(ctx context.Context, reqID, method string, params map[string]any, done answer) {
 	if ss.closing.Load() {
 		ss.send(&session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the session is shutting down"})
@@ -352,30 +359,66 @@ func (ss *sessionConn) start(ctx context.Context, reqID, method string, params m
 		defer ss.calls.Done()
 		defer release()
 		defer ss.seq.Forget(reqID)
-		env := e2a.NewEnvelope()
-		env.RequestID, env.Method, env.Params = reqID, method, params
-		env.SessionID, env.Channel, env.Timestamp = ss.sessionID, "session", e2a.Time(ss.s.clock.Now())
-		c := &Call{Env: env, Key: ss.key, Transport: ss.transport}
-		sink := e2a.SinkFunc(func(f *e2a.Response) error {
-			if f.IsFinal {
-				answer := done(reqID, f)
-				release()
-				ss.send(answer)
-				return nil
-			}
-			if delta, ok := f.Body["delta"].(map[string]any); ok {
-				kind, _ := delta["kind"].(string)
-				if kind == "" {
-					kind = string(session.KindProgress)
-				}
-				ss.send(&session.ToolEvent{EventFields: session.EventFields{Ref: session.Ref{ReqID: reqID}, Kind: session.EventKind(kind),
-					Data: eventData(delta["data"]), Seq: ss.seq.Next(reqID)}})
-			}
-			return nil
-		})
-		ss.s.dispatcher.Dispatch(ctx, c, sink)
+		req := sessionRequest{reqID: reqID, method: method, params: params, done: done, release: release}
+		serve(ctx, ss.s.dispatcher, sessionCodec{ss}, req)
 	}()
 }
+
+// sessionRequest is one call a session's message asks for (handle reads the
+// message): the gateway method and its params, how its final frame is
+// answered, and the in-flight slot it holds.
+type sessionRequest struct {
+	reqID   string
+	method  string
+	params  map[string]any
+	done    answer
+	release func()
+}
+
+// sessionCodec is the A2E session ingress of one connection (stdio, TCP,
+// WebSocket): a call carries the connection's authentication, not a key,
+// and its frames go back as tool/event messages and one answer.
+type sessionCodec struct{ ss *sessionConn }
+
+func (sc sessionCodec) Decode(r sessionRequest) (*Call, error) {
+	ss := sc.ss
+	env := e2a.NewEnvelope()
+	env.RequestID, env.Method, env.Params = r.reqID, r.method, r.params
+	env.SessionID, env.Channel, env.Timestamp = ss.sessionID, "session", e2a.Time(ss.s.clock.Now())
+	return &Call{Env: env, conn: ss.auth, Transport: ss.transport}, nil
+}
+
+func (sc sessionCodec) Encoder(r sessionRequest, _ *Call) Encoder {
+	return sessionEncoder{ss: sc.ss, r: r}
+}
+
+// sessionEncoder sends a call's progress as tool/event messages and its
+// final frame as the request's answer.
+type sessionEncoder struct {
+	ss *sessionConn
+	r  sessionRequest
+}
+
+func (e sessionEncoder) WriteFrame(f *e2a.Response) error {
+	if f.IsFinal {
+		answer := e.r.done(e.r.reqID, f)
+		e.r.release()
+		e.ss.send(answer)
+		return nil
+	}
+	if delta, ok := f.Body["delta"].(map[string]any); ok {
+		kind, _ := delta["kind"].(string)
+		if kind == "" {
+			kind = string(session.KindProgress)
+		}
+		e.ss.send(&session.ToolEvent{EventFields: session.EventFields{Ref: session.Ref{ReqID: e.r.reqID}, Kind: session.EventKind(kind),
+			Data: eventData(delta["data"]), Seq: e.ss.seq.Next(e.r.reqID)}})
+	}
+	return nil
+}
+
+// Close has nothing to do: the answer went at the final frame.
+func (sessionEncoder) Close() {}
 
 // listDone answers tool.list: each tool as the SDK's ToolDefinition, its
 // JSON Schemas described as parameter lists and kept whole beside them.
@@ -446,22 +489,13 @@ func (ss *sessionConn) callDone(tool string) answer {
 	}
 }
 
-// errorReply turns an e2a.error frame into the session's error message.
+// errorReply is the session's renderer of an e2a.error frame: its code's
+// row in fault's table gives the session code and whether to retry.
 func errorReply(reqID string, f *e2a.Response) *session.ErrorMessage {
 	code, _ := f.Body["code"].(string)
 	msg, _ := f.Body["message"].(string)
-	m := &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: msg}
-	switch code {
-	case codeInvalidWorkflow:
-		m.Code = session.CodeToolError
-	case codeForbiddenWorkflow:
-		m.Code = session.CodeToolDenied
-	default:
-		if k, ok := fault.KindNamed(code); ok {
-			m.Code = session.ErrorCode(k.SessionCode())
-			m.Retryable = k == fault.RateLimited || k == fault.Unavailable
-		}
-	}
+	row := fault.RowOf(code)
+	m := &session.ErrorMessage{ReqID: reqID, Code: session.ErrorCode(row.SessionCode), Message: msg, Retryable: row.Retryable}
 	if d, err := json.Marshal(f.Body["details"]); err == nil && len(d) > 0 && d[0] == '{' {
 		m.Detail = d // only an object: the SDK's A2EError takes no other detail
 	}

@@ -16,22 +16,27 @@ import (
 // with its sequence as the event id so a client reconnects with
 // Last-Event-ID. Errors before the stream starts are ordinary JSON answers.
 func (s *Server) sseHandler(rt route) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		c, decodeErr := s.restCall(r, rt)
-		if lei := r.Header.Get("Last-Event-ID"); lei != "" && decodeErr == nil {
-			if _, given := c.Env.Params["after"]; !given {
-				c.Env.Params["after"] = lei
-			}
-		}
-		w.Header().Set("X-Request-ID", c.Env.RequestID)
-		sink := &sseSink{w: w, c: c, clock: s.clock}
-		stop := sink.heartbeat(s.cfg.SSEHeartbeat)
-		s.dispatcher.Dispatch(r.Context(), c.withDecodeError(decodeErr), sink)
-		stop()
-		if !sink.started {
-			s.writeFinal(w, rt, c, sink.final)
+	return serveHTTP(s.dispatcher, sseCodec{restCodec{s: s, rt: rt}})
+}
+
+// sseCodec is the SSE ingress: a REST request (Last-Event-ID is the after
+// parameter) answered by a stream of events.
+type sseCodec struct{ rest restCodec }
+
+func (sc sseCodec) Decode(x exchange) (*Call, error) {
+	c, err := sc.rest.Decode(x)
+	if lei := x.r.Header.Get("Last-Event-ID"); lei != "" && err == nil {
+		if _, given := c.Env.Params["after"]; !given {
+			c.Env.Params["after"] = lei
 		}
 	}
+	return c, err
+}
+
+func (sc sseCodec) Encoder(x exchange, c *Call) Encoder {
+	sink := &sseSink{w: x.w, c: c, rt: sc.rest.rt, clock: sc.rest.s.clock}
+	sink.stop = sink.heartbeat(sc.rest.s.cfg.SSEHeartbeat)
+	return sink
 }
 
 // sseSink writes the events call's frames as SSE: each chunk's delta (an
@@ -40,7 +45,9 @@ type sseSink struct {
 	mu      sync.Mutex
 	w       http.ResponseWriter
 	c       *Call
+	rt      route
 	clock   interface{ Now() time.Time }
+	stop    func() // the heartbeat's
 	started bool
 	final   *e2a.Response
 	last    time.Time
@@ -74,14 +81,21 @@ func (s *sseSink) start() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	if l := s.c.Limit; l != nil {
-		h.Set("X-RateLimit-Limit", strconv.Itoa(l.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(max(l.Remaining, 0)))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(l.Reset.Unix(), 10))
+		setLimitHeaders(h, l)
 	}
 	// A stream outlives the server's write timeout: lift it for this response.
 	_ = http.NewResponseController(s.w).SetWriteDeadline(time.Time{})
 	s.w.WriteHeader(http.StatusOK)
 	s.started = true
+}
+
+// Close stops the heartbeat; a call that ended before its stream started
+// (refused, or not found) is answered as REST answers it.
+func (s *sseSink) Close() {
+	s.stop()
+	if !s.started {
+		writeFinal(s.w, s.rt, s.c, s.final)
+	}
 }
 
 // event writes one SSE event and flushes it.

@@ -135,7 +135,7 @@ func (pv provider) Call(ctx context.Context, p *account.Principal, name string, 
 		}
 		// The server refused the call (bad arguments, say): a tool that ran and
 		// failed, in the server's words.
-		return &tools.Result{Success: false, Error: boundedText(wire.Message, 4096), ErrorCode: "tool_error",
+		return &tools.Result{Success: false, Error: boundedText(wire.Message, 4096), ErrorCode: fault.Upstream.Row().ToolCode,
 			Summary: "the MCP server refused the call"}, nil
 	}
 	return toResult(res, pv.r.o.MaxResultBytes), nil
@@ -166,7 +166,7 @@ func toResult(res *sdk.CallToolResult, maxBytes int64) *tools.Result {
 		if msg == "" {
 			msg = "the tool reported an error"
 		}
-		return &tools.Result{Success: false, Error: boundedText(msg, 4096), ErrorCode: "tool_error", Summary: boundedText(msg, 200)}
+		return &tools.Result{Success: false, Error: boundedText(msg, 4096), ErrorCode: fault.Upstream.Row().ToolCode, Summary: boundedText(msg, 200)}
 	}
 	out := &tools.Result{Success: true, Summary: boundedText(text, 200)}
 	switch {
@@ -183,7 +183,7 @@ func toResult(res *sdk.CallToolResult, maxBytes int64) *tools.Result {
 	}
 	raw, err := json.Marshal(out.Data)
 	if err != nil {
-		return &tools.Result{Success: false, Error: "the tool's answer could not be encoded", ErrorCode: "tool_error"}
+		return &tools.Result{Success: false, Error: "the tool's answer could not be encoded", ErrorCode: fault.Upstream.Row().ToolCode}
 	}
 	if int64(len(raw)) > maxBytes {
 		out.Data = boundedText(string(raw), int(maxBytes))

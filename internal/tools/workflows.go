@@ -85,7 +85,7 @@ func (w *Workflows) Call(ctx context.Context, p *account.Principal, name string,
 		if rep.Valid {
 			r.Summary = fmt.Sprintf("valid, %d warning(s)", len(rep.Warnings))
 		} else {
-			r.Summary, r.ErrorCode = fmt.Sprintf("not valid: %d error(s)", len(rep.Errors)), "invalid_workflow"
+			r.Summary, r.ErrorCode = fmt.Sprintf("not valid: %d error(s)", len(rep.Errors)), fault.CodeInvalidWorkflow
 			r.Error = rep.Errors[0].Message
 		}
 		return r, nil
@@ -164,7 +164,7 @@ func (w *Workflows) execute(ctx context.Context, p *account.Principal, doc []byt
 			if e.Kind == fault.PermissionDenied {
 				return nil, e
 			}
-			return &Result{Success: false, Data: inv.Report, Error: e.Message, ErrorCode: "invalid_workflow",
+			return &Result{Success: false, Data: inv.Report, Error: e.Message, ErrorCode: fault.CodeInvalidWorkflow,
 				Summary: fmt.Sprintf("not valid: %d error(s)", len(inv.Report.Errors))}, nil
 		}
 		return nil, err
@@ -180,24 +180,13 @@ func (w *Workflows) execute(ctx context.Context, p *account.Principal, doc []byt
 		r.Data = res.Results[only]
 	}
 	if !r.Success {
-		r.ErrorCode = "tool_error"
+		r.ErrorCode = fault.Internal.Row().ToolCode
 		if len(res.Errors) > 0 {
 			r.Error = res.Errors[0].Message
-			r.ErrorCode = errorCode(res.Errors[0].Type)
+			r.ErrorCode = fault.ToolCodeOfType(res.Errors[0].Type)
 		}
 	}
 	return r, nil
-}
-
-// errorCode names a failed execution's first error for tool/call/resp.
-func errorCode(specType string) string {
-	switch specType {
-	case fault.TimeoutError:
-		return "timeout"
-	case fault.PermissionError:
-		return "tool_denied"
-	}
-	return "tool_error"
 }
 
 func stringArg(args map[string]any, name string, required bool) (string, error) {
