@@ -61,6 +61,9 @@ func (d *Dispatcher) OpenConn(ctx context.Context, key, requestID, handshake str
 
 // principal is the connection's principal for one of its calls, its key
 // checked again when the last check is older than the dispatcher's recheck.
+//
+// The lock is held across the check: the connection's calls in flight wait
+// for one check of the key rather than each making its own.
 func (a *ConnAuth) principal(ctx context.Context, d *Dispatcher) (*account.Principal, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
