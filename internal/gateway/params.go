@@ -47,6 +47,9 @@ type param struct {
 	// want replaces the kind's phrase after "must be " in a type error.
 	want          string
 	def, min, max int // pInt; max alone bounds pSeconds
+	// restPath is the path wildcard that stands for the parameter on REST
+	// routes (execution_id: the route's {id}).
+	restPath string
 }
 
 func str(name string) param              { return param{name: name, kind: pString} }
