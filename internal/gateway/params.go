@@ -83,7 +83,10 @@ type args struct {
 	method string
 	spec   []param
 	given  map[string]any // as sent, nulls included
-	values map[string]any // the converted values of the ones that are set
+	// converted are the values read from another form than their kind's
+	// Go type (a query string's "5", a JSON array of strings); the others
+	// are read from given as they are.
+	converted map[string]any
 }
 
 func (a args) lookup(name string, kind paramKind) any {
@@ -92,7 +95,10 @@ func (a args) lookup(name string, kind paramKind) any {
 			if p.kind != kind && !(kind == pAny) {
 				panic(fmt.Sprintf("gateway: %s reads parameter %s as another kind than it declares", a.method, name))
 			}
-			if v, ok := a.values[name]; ok {
+			if v, ok := a.converted[name]; ok {
+				return v
+			}
+			if v := a.given[name]; v != nil {
 				return v
 			}
 			if p.kind == pInt {
@@ -155,7 +161,7 @@ func (a args) Any(name string) any { return a.lookup(name, pAny) }
 // and presence (the first problem in the spec's order), then that every key
 // is declared, with the closest declared name as a suggestion.
 func decodeParams(method string, spec []param, m map[string]any) (args, error) {
-	a := args{method: method, spec: spec, given: m, values: make(map[string]any, len(m))}
+	a := args{method: method, spec: spec, given: m}
 	for _, p := range spec {
 		v := m[p.name]
 		if v == nil {
@@ -171,7 +177,12 @@ func decodeParams(method string, spec []param, m map[string]any) (args, error) {
 		if p.required && out == "" {
 			return a, missing(p)
 		}
-		a.values[p.name] = out
+		if out != nil {
+			if a.converted == nil {
+				a.converted = map[string]any{}
+			}
+			a.converted[p.name] = out
+		}
 	}
 	return a, unknownParams(spec, m)
 }
@@ -183,8 +194,10 @@ func missing(p param) *fault.Error {
 	return paramError(p.name, "is required")
 }
 
-// convert reads v as p's kind, taking the lenient string forms of query
-// strings.
+// convert checks v as p's kind and reads the lenient string forms of query
+// strings: the value in its kind's Go type when v is in another form, nil
+// when v is of that type already (or, for a required string, v itself, to
+// be checked for emptiness).
 func (p param) convert(v any) (any, error) {
 	bad := func(format string, args ...any) (any, error) {
 		if p.want != "" {
@@ -195,13 +208,16 @@ func (p param) convert(v any) (any, error) {
 	switch p.kind {
 	case pString:
 		if s, ok := v.(string); ok {
-			return s, nil
+			if p.required && s == "" {
+				return s, nil
+			}
+			return nil, nil
 		}
 		return bad("must be a string")
 	case pBool:
 		switch x := v.(type) {
 		case bool:
-			return x, nil
+			return nil, nil
 		case string:
 			b, err := strconv.ParseBool(x)
 			if err != nil {
@@ -217,10 +233,10 @@ func (p param) convert(v any) (any, error) {
 		if !ok || math.IsNaN(f) || f <= 0 || f > float64(p.max) {
 			return bad("must be a number of seconds from 0 to %d", p.max)
 		}
-		return f, nil
+		return nil, nil
 	case pObject:
-		if o, ok := v.(map[string]any); ok {
-			return o, nil
+		if _, ok := v.(map[string]any); ok {
+			return nil, nil
 		}
 		return bad("must be an object")
 	case pStrings:
@@ -258,18 +274,18 @@ func (p param) convert(v any) (any, error) {
 			if strings.TrimSpace(x) == "" {
 				return nil, paramError(p.name, "is empty")
 			}
-			return x, nil
+			return nil, nil
 		case []any:
 			for i, m := range x {
 				if _, ok := m.(map[string]any); !ok {
 					return nil, paramError(p.name, "element %d is not a message object", i)
 				}
 			}
-			return x, nil
+			return nil, nil
 		}
 		return bad("must be a string (JSONL) or an array of message objects")
 	}
-	return v, nil
+	return nil, nil // pAny
 }
 
 func (p param) integer(v any) (any, error) {

@@ -199,7 +199,7 @@ func TestDecodeParams(t *testing.T) {
 	}
 	if a.String("name") != "n" || !a.Bool("async") || a.Int("limit") != 5 || !slices.Equal(a.Strings("status"), []string{"a", "b"}) ||
 		!a.Time("since").Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) || a.Seconds("timeout") != 0 || a.Object("input") != nil || a.Has("input") {
-		t.Fatalf("typed access: %+v", a.values)
+		t.Fatalf("typed access: %+v %+v", a.given, a.converted)
 	}
 	if a, _ = decodeParams("test.method", spec, base()); a.Int("limit") != 50 {
 		t.Fatalf("the default limit: %d", a.Int("limit"))
