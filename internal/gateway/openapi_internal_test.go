@@ -52,8 +52,8 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 // Each method route's operation in openapi.json says what the method table
 // says: its success status, its path parameters, and its other parameters
 // (query parameters, and the properties of the JSON body where the document
-// lists them), which are required in both or in neither, with the same
-// integer bounds.
+// lists them), which are required in both or in neither, of the same type
+// and with the same integer bounds.
 func TestOpenAPIMatchesMethodTable(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(openAPI, &doc); err != nil {
@@ -106,7 +106,7 @@ func checkOpenAPIOperation(t *testing.T, doc map[string]any, m methodSpec, r res
 			inPath = append(inPath, name)
 		case "query":
 			documented[name] = required
-			checkOpenAPIBounds(t, m, name, asMap(resolve(doc, p["schema"])))
+			checkOpenAPISchema(t, m, name, asMap(resolve(doc, p["schema"])), true)
 		}
 	}
 	slices.Sort(inPath)
@@ -119,7 +119,7 @@ func checkOpenAPIOperation(t *testing.T, doc map[string]any, m methodSpec, r res
 		required := asList(schema["required"])
 		for name, prop := range asMap(schema["properties"]) {
 			documented[name] = slices.Contains(required, any(name))
-			checkOpenAPIBounds(t, m, name, asMap(resolve(doc, prop)))
+			checkOpenAPISchema(t, m, name, asMap(resolve(doc, prop)), false)
 		}
 	}
 	if m.rawParams {
@@ -147,12 +147,44 @@ func checkOpenAPIOperation(t *testing.T, doc map[string]any, m methodSpec, r res
 	}
 }
 
-func checkOpenAPIBounds(t *testing.T, m methodSpec, name string, schema map[string]any) {
+// openAPITypes are the JSON schema types of each parameter kind; a list in
+// a query string is one comma-separated string. The document may say more
+// of a pAny parameter than the table (agent.workflow.run's input is an
+// object, which the runner checks).
+var openAPITypes = map[paramKind][]string{
+	pString: {"string"}, pBool: {"boolean"}, pInt: {"integer"}, pSeconds: {"number"}, pObject: {"object"},
+	pStrings: {"array"}, pTime: {"string"}, pWorkflow: {"oneOf"},
+}
+
+func checkOpenAPISchema(t *testing.T, m methodSpec, name string, schema map[string]any, inQuery bool) {
 	i := slices.IndexFunc(m.params, func(p param) bool { return p.name == name })
-	if i < 0 || m.params[i].kind != pInt {
+	if i < 0 {
 		return
 	}
 	p := m.params[i]
+	types := asList(schema["type"])
+	if s, ok := schema["type"].(string); ok {
+		types = []any{s}
+	}
+	if schema["oneOf"] != nil {
+		types = append(types, "oneOf")
+	}
+	if len(types) == 0 {
+		types = []any{""}
+	}
+	want := openAPITypes[p.kind]
+	if p.kind == pStrings && inQuery {
+		want = []string{"string"}
+	}
+	if p.kind != pAny && !slices.ContainsFunc(types, func(v any) bool { s, _ := v.(string); return slices.Contains(want, s) }) {
+		t.Errorf("parameter %s: type %v in the document, %v in the table", name, types, want)
+	}
+	if p.kind == pTime && schema["format"] != "date-time" {
+		t.Errorf("parameter %s: a time, but not a date-time in the document", name)
+	}
+	if p.kind != pInt {
+		return
+	}
 	for key, want := range map[string]int{"minimum": p.min, "maximum": p.max, "default": p.def} {
 		if v, ok := schema[key].(float64); ok && int(v) != want {
 			t.Errorf("parameter %s: %s %v in the document, %d in the table", name, key, v, want)
