@@ -11,27 +11,12 @@ import (
 )
 
 func (s *Server) executionGet(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
-	id, err := executionID(a)
-	if err != nil {
-		return err
-	}
+	id := a.String("execution_id")
 	v, err := s.svc.Executions.Get(ctx, c.Principal, id)
 	if err != nil {
 		return err
 	}
 	return w.Complete(v)
-}
-
-// executionID reads the execution id: execution_id (E2A) or id (the REST path).
-func executionID(a args) (string, error) {
-	id := a.String("execution_id")
-	if rest := a.String("id"); rest != "" {
-		id = rest
-	}
-	if id == "" {
-		return "", paramError("execution_id", "is required")
-	}
-	return id, nil
 }
 
 // statusParam reads a list's status filter.
@@ -63,10 +48,7 @@ func (s *Server) executionList(ctx context.Context, c *Call, a args, w *e2a.Stre
 }
 
 func (s *Server) executionCancel(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
-	id, err := executionID(a)
-	if err != nil {
-		return err
-	}
+	id := a.String("execution_id")
 	v, err := s.svc.Executions.Cancel(ctx, c.Principal, id)
 	if err != nil {
 		return err
@@ -78,14 +60,11 @@ func (s *Server) executionCancel(ctx context.Context, c *Call, a args, w *e2a.St
 // frame (delta_kind custom); the REST codec unwraps them into SSE events. The
 // final frame of this call says how the stream ended.
 func (s *Server) executionEvents(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
-	id, err := executionID(a)
-	if err != nil {
-		return err
-	}
+	id := a.String("execution_id")
 	after := int64(a.Int("after"))
 	var sent, last int64
 	var final bool
-	err = s.svc.Executions.Follow(ctx, c.Principal, id, after, func(f execution.Frame) error {
+	err := s.svc.Executions.Follow(ctx, c.Principal, id, after, func(f execution.Frame) error {
 		sent, last, final = sent+1, f.Seq, f.Final
 		var frame map[string]any
 		if err := json.Unmarshal(f.Data, &frame); err != nil {

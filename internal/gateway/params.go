@@ -47,8 +47,8 @@ type param struct {
 	// want replaces the kind's phrase after "must be " in a type error.
 	want          string
 	def, min, max int // pInt; max alone bounds pSeconds
-	// restPath is the path wildcard that stands for the parameter on REST
-	// routes (execution_id: the route's {id}).
+	// restPath is the path wildcard that gives the parameter on REST
+	// routes (execution_id: the route's {id}); given, it wins.
 	restPath string
 }
 
@@ -164,6 +164,10 @@ func decodeParams(method string, spec []param, m map[string]any) (args, error) {
 	a := args{method: method, spec: spec, given: m}
 	for _, p := range spec {
 		v := m[p.name]
+		fromPath := false
+		if rest := m[p.restPath]; p.restPath != "" && rest != nil {
+			v, fromPath = rest, true
+		}
 		if v == nil {
 			if p.required {
 				return a, missing(p)
@@ -176,6 +180,9 @@ func decodeParams(method string, spec []param, m map[string]any) (args, error) {
 		}
 		if p.required && out == "" {
 			return a, missing(p)
+		}
+		if out == nil && fromPath {
+			out = v // given under another name: read from there
 		}
 		if out != nil {
 			if a.converted == nil {
@@ -325,9 +332,12 @@ func unknownParams(spec []param, m map[string]any) error {
 	if first == "" {
 		return nil
 	}
-	known := make([]string, len(spec))
-	for i, p := range spec {
-		known[i] = p.name
+	known := make([]string, 0, len(spec))
+	for _, p := range spec {
+		known = append(known, p.name)
+		if p.restPath != "" {
+			known = append(known, p.restPath)
+		}
 	}
 	slices.Sort(known)
 	takes := strings.Join(known, ", ")
@@ -343,7 +353,7 @@ func unknownParams(spec []param, m map[string]any) error {
 
 func declares(spec []param, name string) bool {
 	for _, p := range spec {
-		if p.name == name {
+		if p.name == name || p.restPath == name {
 			return true
 		}
 	}

@@ -135,8 +135,8 @@ func publicRegistry(c Config) bool      { return c.PublicRegistry }
 var workflowParam = param{name: "workflow", kind: pWorkflow, required: true,
 	need: "the JSONL document as a string, or an array of message objects"}
 
-// executionIDParams: execution_id (E2A) or id (the REST path).
-var executionIDParams = params(param{name: "execution_id", kind: pString, restPath: "id"}, str("id"))
+// executionIDParams: execution_id (E2A), or id (the REST path).
+var executionIDParams = params(param{name: "execution_id", kind: pString, required: true, restPath: "id"})
 
 // methodTable is every gateway method. Adding a method is one entry here and
 // its handler, which reads its checked parameters from args:

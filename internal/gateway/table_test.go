@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -55,7 +58,7 @@ func TestMethodTableIsWellFormed(t *testing.T) {
 			}
 			served[key] = m.name
 			for _, w := range pathWildcards(r.pattern) {
-				if !m.rawParams && !slices.Contains(pnames, w) {
+				if !m.rawParams && !slices.Contains(pnames, w) && !slices.ContainsFunc(m.params, func(p param) bool { return p.restPath == w }) {
 					t.Errorf("%s: %s's wildcard {%s} is not a declared parameter", m.name, r.pattern, w)
 				}
 			}
@@ -209,6 +212,23 @@ func TestDecodeParams(t *testing.T) {
 	if fe, ok := fault.As(err); !ok || !slices.Contains(fe.Suggestions, "Did you mean async?") || fe.Details["path"] != "params.asinc" {
 		t.Fatalf("a typo is named with a suggestion: %#v", err)
 	}
+	for _, c := range []struct {
+		params map[string]any
+		id     string
+		err    string
+	}{
+		{map[string]any{"execution_id": "e"}, "e", ""},
+		{map[string]any{"id": "p"}, "p", ""},
+		{map[string]any{"execution_id": "e", "id": "p"}, "p", ""}, // the path wins
+		{map[string]any{}, "", "params.execution_id: is required"},
+		{map[string]any{"id": 5.0}, "", "params.execution_id: must be a string"},
+		{map[string]any{"id": "p", "ids": "x"}, "", "params.ids: unknown parameter (this call takes execution_id, id)"},
+	} {
+		a, err := decodeParams(e2a.MethodExecutionGet, executionIDParams, c.params)
+		if err != nil && err.Error() != c.err || err == nil && (c.err != "" || a.String("execution_id") != c.id) {
+			t.Errorf("%v: %q %v", c.params, a.String("execution_id"), err)
+		}
+	}
 	if _, err := decodeParams("test.none", nil, map[string]any{"x": 1.0}); err == nil ||
 		err.Error() != "params.x: unknown parameter (this call takes no parameters)" {
 		t.Fatalf("a method without parameters: %v", err)
@@ -257,5 +277,42 @@ func TestCheckParams(t *testing.T) {
 		if (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s %v: %v, want %q", c.method, c.params, err, c.err)
 		}
+	}
+}
+
+// docs/protocols/e2a.md lists the public methods' params as the table
+// declares them: the same names, optional ones marked "?".
+func TestE2ADocsListTableParams(t *testing.T) {
+	b, err := os.ReadFile("../../docs/protocols/e2a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z_.]+)` \\| (.*) \\|$")
+	name := regexp.MustCompile("`([a-z_]+)(\\??)`")
+	seen := 0
+	for _, r := range row.FindAllStringSubmatch(string(b), -1) {
+		m, ok := methodByName(r[1])
+		if !ok || !slices.Contains(e2a.PublicMethods, m.name) {
+			continue
+		}
+		seen++
+		documented := map[string]bool{} // name -> optional
+		for _, n := range name.FindAllStringSubmatch(r[2], -1) {
+			documented[n[1]] = n[2] == "?"
+		}
+		for _, p := range m.params {
+			if optional, ok := documented[p.name]; !ok || optional == p.required {
+				t.Errorf("%s: the docs list %s as %v (optional %v), the table says required %v", m.name, p.name, ok, optional, p.required)
+			}
+			delete(documented, p.name)
+		}
+		for n := range documented {
+			if !slices.Contains(tools.Kinds, n) {
+				t.Errorf("%s: the docs list %s, which the table does not declare", m.name, n)
+			}
+		}
+	}
+	if want := len(e2a.PublicMethods) - 1; seen != want { // not capability.search
+		t.Errorf("the docs list %d public methods' params, want %d", seen, want)
 	}
 }
