@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/gateway"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -283,7 +284,7 @@ func TestAgentsInvoke(t *testing.T) {
 		env.CorrelationID != "corr-7" || len(env.Params) != 3 || env.RequestID == "" {
 		t.Fatalf("envelope %+v", env)
 	}
-	if err := e2a.CheckParams(env.Method, env.Params); err != nil {
+	if err := gateway.CheckParams(env.Method, env.Params); err != nil {
 		t.Fatalf("params the gateway would refuse: %v", err)
 	}
 

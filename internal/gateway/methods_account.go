@@ -11,13 +11,9 @@ import (
 
 // accountCapabilities is the A2E spec's GET /api/v1/capabilities: what the
 // calling account may use.
-func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	query := p.String("query")
-	k := p.Int("top_k", 10, 1, 100)
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) accountCapabilities(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	query := a.String("query")
+	k := a.Int("top_k")
 	pr := c.Principal
 	env := s.svc.Runner.Environment(execution.Account(pr))
 	ops := []string{}
@@ -88,9 +84,6 @@ func (s *Server) accountCapabilities(ctx context.Context, c *Call, w *e2a.Stream
 }
 
 // accountRateLimit is GET /api/v1/rate-limit/status.
-func (s *Server) accountRateLimit(_ context.Context, c *Call, w *e2a.StreamWriter) error {
-	if err := newParams(c.Env.Params).Done(); err != nil {
-		return err
-	}
+func (s *Server) accountRateLimit(_ context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
 	return w.Complete(s.svc.Limiter.Status(c.Principal))
 }

@@ -14,41 +14,36 @@ import (
 )
 
 // accountSpec reads a new account's fields from params; a name is required.
-func accountSpec(p *params) account.Spec {
+func accountSpec(a args) (account.Spec, error) {
 	var sp account.Spec
-	if _, ok := p.m["name"]; ok {
-		n := p.String("name")
+	if a.Has("name") {
+		n := a.String("name")
 		sp.Name = &n
 	}
-	if v, ok := p.m["permissions"]; ok && v != nil {
+	if m := a.Object("permissions"); m != nil {
 		var perms policy.Permissions
-		if err := remarshal(p.Object("permissions"), &perms); err != nil {
-			p.fail("permissions", "%s", err.Error())
+		if err := remarshal(m, &perms); err != nil {
+			return sp, paramError("permissions", "%s", err.Error())
 		}
 		sp.Permissions = &perms
-	} else {
-		p.take("permissions")
 	}
-	if v, ok := p.m["limits"]; ok && v != nil {
+	if m := a.Object("limits"); m != nil {
 		var l account.Limits
-		if err := remarshal(p.Object("limits"), &l); err != nil {
-			p.fail("limits", "%s", err.Error())
+		if err := remarshal(m, &l); err != nil {
+			return sp, paramError("limits", "%s", err.Error())
 		}
 		sp.Limits = &l
-	} else {
-		p.take("limits")
 	}
-	if _, ok := p.m["disabled"]; ok {
-		d := p.Bool("disabled")
+	if a.Has("disabled") {
+		d := a.Bool("disabled")
 		sp.Disabled = &d
 	}
-	return sp
+	return sp, nil
 }
 
-func (s *Server) adminAccountsCreate(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	sp := accountSpec(p)
-	if err := p.Done(); err != nil {
+func (s *Server) adminAccountsCreate(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	sp, err := accountSpec(a)
+	if err != nil {
 		return err
 	}
 	v, k, err := s.svc.Accounts.Create(ctx, sp)
@@ -58,12 +53,8 @@ func (s *Server) adminAccountsCreate(ctx context.Context, c *Call, w *e2a.Stream
 	return w.Complete(map[string]any{"agent_id": v.AgentID, "api_key": k.APIKey, "key_id": k.KeyID, "account": v})
 }
 
-func (s *Server) adminAccountsList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	page := store.Page{Cursor: p.String("cursor"), Limit: p.Int("limit", 50, 1, store.MaxPageSize)}
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminAccountsList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	page := store.Page{Cursor: a.String("cursor"), Limit: a.Int("limit")}
 	list, next, err := s.svc.Accounts.List(ctx, page)
 	if err != nil {
 		return err
@@ -74,13 +65,8 @@ func (s *Server) adminAccountsList(ctx context.Context, c *Call, w *e2a.StreamWr
 	return w.Complete(map[string]any{"accounts": list, "next_cursor": next})
 }
 
-func (s *Server) adminAccountsGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	v, err := s.svc.Accounts.Get(ctx, id)
+func (s *Server) adminAccountsGet(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	v, err := s.svc.Accounts.Get(ctx, a.String("id"))
 	if err != nil {
 		return err
 	}
@@ -89,68 +75,56 @@ func (s *Server) adminAccountsGet(ctx context.Context, c *Call, w *e2a.StreamWri
 
 // accountPatch reads an account update: permissions and limits are JSON
 // merge patches (RFC 7396) of the account's, null removing them all.
-func accountPatch(p *params) account.Patch {
+func accountPatch(a args) (account.Patch, error) {
 	var ap account.Patch
-	if _, ok := p.m["name"]; ok {
-		n := p.String("name")
+	if a.Has("name") {
+		n := a.String("name")
 		ap.Name = &n
 	}
-	ap.Permissions = mergePatchParam(p, "permissions")
-	ap.Limits = mergePatchParam(p, "limits")
-	if _, ok := p.m["disabled"]; ok {
-		d := p.Bool("disabled")
+	var err error
+	if ap.Permissions, err = mergePatchParam(a, "permissions"); err != nil {
+		return ap, err
+	}
+	if ap.Limits, err = mergePatchParam(a, "limits"); err != nil {
+		return ap, err
+	}
+	if a.Has("disabled") {
+		d := a.Bool("disabled")
 		ap.Disabled = &d
 	}
-	return ap
+	return ap, nil
 }
 
 // mergePatchParam is the parameter name as JSON when it is given: an object
-// or null.
-func mergePatchParam(p *params, name string) json.RawMessage {
-	v, given := p.m[name]
-	p.take(name)
-	if !given {
-		return nil
+// (the table checked it) or null.
+func mergePatchParam(a args, name string) (json.RawMessage, error) {
+	if !a.Has(name) {
+		return nil, nil
 	}
-	if _, isObject := v.(map[string]any); !isObject && v != nil {
-		p.fail(name, "must be an object (a JSON merge patch) or null")
-		return nil
-	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(a.Any(name))
 	if err != nil {
-		p.fail(name, "%s", err.Error())
-		return nil
+		return nil, paramError(name, "%s", err.Error())
 	}
-	return b
+	return b, nil
 }
 
-func (s *Server) adminAccountsUpdate(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	sp := accountPatch(p)
-	if err := p.Done(); err != nil {
+func (s *Server) adminAccountsUpdate(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	sp, err := accountPatch(a)
+	if err != nil {
 		return err
 	}
-	v, err := s.svc.Accounts.Update(ctx, id, sp)
+	v, err := s.svc.Accounts.Update(ctx, a.String("id"), sp)
 	if err != nil {
 		return err
 	}
 	return w.Complete(v)
 }
 
-func (s *Server) adminKeysCreate(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
+func (s *Server) adminKeysCreate(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("id")
 	var expires *time.Time
-	if e := p.String("expires_at"); e != "" {
-		t, err := time.Parse(time.RFC3339, e)
-		if err != nil {
-			p.fail("expires_at", "must be an RFC 3339 time, like 2027-01-31T00:00:00Z")
-		}
+	if t := a.Time("expires_at"); !t.IsZero() {
 		expires = &t
-	}
-	if err := p.Done(); err != nil {
-		return err
 	}
 	if _, err := s.svc.Accounts.Get(ctx, id); err != nil {
 		return err
@@ -162,13 +136,8 @@ func (s *Server) adminKeysCreate(ctx context.Context, c *Call, w *e2a.StreamWrit
 	return w.Complete(k)
 }
 
-func (s *Server) adminKeysList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	keys, err := s.svc.Accounts.Keys(ctx, id)
+func (s *Server) adminKeysList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	keys, err := s.svc.Accounts.Keys(ctx, a.String("id"))
 	if err != nil {
 		return err
 	}
@@ -178,28 +147,18 @@ func (s *Server) adminKeysList(ctx context.Context, c *Call, w *e2a.StreamWriter
 	return w.Complete(map[string]any{"keys": keys})
 }
 
-func (s *Server) adminKeysRevoke(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id, keyID := p.RequiredString("id"), p.RequiredString("key_id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	k, err := s.svc.Accounts.RevokeKey(ctx, id, keyID)
+func (s *Server) adminKeysRevoke(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	k, err := s.svc.Accounts.RevokeKey(ctx, a.String("id"), a.String("key_id"))
 	if err != nil {
 		return err
 	}
 	return w.Complete(k)
 }
 
-func (s *Server) adminCredentialsPut(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	e := vault.Entry{ID: p.RequiredString("id"), Type: p.RequiredString("type"), Description: p.String("description"),
-		Hosts: p.Strings("hosts")}
-	value := p.RequiredString("value")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	e.Value = vault.NewPlaintext(value)
+func (s *Server) adminCredentialsPut(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	e := vault.Entry{ID: a.String("id"), Type: a.String("type"), Description: a.String("description"),
+		Hosts: a.Strings("hosts")}
+	e.Value = vault.NewPlaintext(a.String("value"))
 	m, err := s.svc.Vault.Put(ctx, e)
 	if err != nil {
 		return err
@@ -207,10 +166,7 @@ func (s *Server) adminCredentialsPut(ctx context.Context, c *Call, w *e2a.Stream
 	return w.Complete(m)
 }
 
-func (s *Server) adminCredentialsList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	if err := newParams(c.Env.Params).Done(); err != nil {
-		return err
-	}
+func (s *Server) adminCredentialsList(ctx context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
 	list, err := s.svc.Vault.List(ctx)
 	if err != nil {
 		return err
@@ -221,41 +177,27 @@ func (s *Server) adminCredentialsList(ctx context.Context, c *Call, w *e2a.Strea
 	return w.Complete(map[string]any{"credentials": list})
 }
 
-func (s *Server) adminCredentialsGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	m, err := s.svc.Vault.Describe(ctx, id)
+func (s *Server) adminCredentialsGet(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	m, err := s.svc.Vault.Describe(ctx, a.String("id"))
 	if err != nil {
 		return err
 	}
 	return w.Complete(m)
 }
 
-func (s *Server) adminCredentialsDelete(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminCredentialsDelete(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("id")
 	if err := s.svc.Vault.Delete(ctx, id); err != nil {
 		return err
 	}
 	return w.Complete(map[string]any{"id": id, "deleted": true})
 }
 
-func (s *Server) adminAuditList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
+func (s *Server) adminAuditList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
 	q := store.AuditQuery{
-		AccountID: p.String("account"), Method: p.String("method"), Decision: p.String("decision"),
-		Page: store.Page{Cursor: p.String("cursor"), Limit: p.Int("limit", 100, 1, store.MaxPageSize)},
-	}
-	q.Since = timeParam(p, "since")
-	q.Until = timeParam(p, "until")
-	if err := p.Done(); err != nil {
-		return err
+		AccountID: a.String("account"), Method: a.String("method"), Decision: a.String("decision"),
+		Page:  store.Page{Cursor: a.String("cursor"), Limit: a.Int("limit")},
+		Since: a.Time("since"), Until: a.Time("until"),
 	}
 	recs, next, err := s.svc.Store.QueryAudit(ctx, q)
 	if err != nil {
@@ -266,18 +208,6 @@ func (s *Server) adminAuditList(ctx context.Context, c *Call, w *e2a.StreamWrite
 		out[i] = auditView(r)
 	}
 	return w.Complete(map[string]any{"records": out, "next_cursor": next})
-}
-
-func timeParam(p *params, name string) time.Time {
-	s := p.String(name)
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		p.fail(name, "must be an RFC 3339 time")
-	}
-	return t
 }
 
 func auditView(r store.AuditRecord) map[string]any {

@@ -16,13 +16,6 @@ import (
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// Gateway methods of the agent registry (agent.invoke is protocol/e2a's).
-const (
-	MethodAdminAgentsRegister = "admin.agents.register"
-	MethodAdminAgentsList     = "admin.agents.list"
-	MethodAdminAgentsRemove   = "admin.agents.remove"
-)
-
 // Agents is the HTTP task agent registry (internal/agent), the caller that
 // reaches the agents (internal/bridge's Client: through the queue and a
 // worker) and this process's invoker, whose breakers and health checks the
@@ -40,7 +33,7 @@ func allowsAgent(p *account.Principal, name string) bool {
 
 // adminAgentsRegister: the body is a registry entry (RESOLUTIONS); plain
 // secrets go into the vault and come back as credentialRefs.
-func (s *Server) adminAgentsRegister(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
+func (s *Server) adminAgentsRegister(ctx context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
 	raw, err := json.Marshal(c.Env.Params)
 	if err != nil {
 		return fault.New(fault.Invalid, "the agent entry is not JSON")
@@ -57,10 +50,7 @@ func (s *Server) adminAgentsRegister(ctx context.Context, c *Call, w *e2a.Stream
 	return w.Complete(stored)
 }
 
-func (s *Server) adminAgentsList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	if err := newParams(c.Env.Params).Done(); err != nil {
-		return err
-	}
+func (s *Server) adminAgentsList(ctx context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
 	list, err := s.svc.Agents.Registry.List(ctx)
 	if err != nil {
 		return err
@@ -82,12 +72,8 @@ func (s *Server) adminAgentsList(ctx context.Context, c *Call, w *e2a.StreamWrit
 	return w.Complete(map[string]any{"agents": out})
 }
 
-func (s *Server) adminAgentsRemove(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	name := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminAgentsRemove(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	name := a.String("id")
 	if err := s.svc.Agents.Registry.Remove(ctx, name); err != nil {
 		return err
 	}
@@ -106,14 +92,10 @@ func (s *Server) refreshAgents(ctx context.Context) {
 }
 
 // agentInvoke is agent.invoke {agent, input, task_id?}: the agent's output.
-func (s *Server) agentInvoke(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	name := p.RequiredString("agent")
-	input, _ := p.take("input")
-	taskID := p.String("task_id")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) agentInvoke(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	name := a.String("agent")
+	input := a.Any("input")
+	taskID := a.String("task_id")
 	if !allowsAgent(c.Principal, name) {
 		return fault.Typed(fault.PermissionDenied, fault.PermissionError, "agent %q is not in this account's agents", name).
 			WithSuggestions("Ask an admin to grant it in agents")

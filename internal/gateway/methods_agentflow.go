@@ -6,31 +6,15 @@ import (
 
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// Gateway methods of multi-step agent workflows.
-const (
-	MethodAgentWorkflowRun    = "agent.workflow.run"
-	MethodAgentWorkflowGet    = "agent.workflow.get"
-	MethodAgentWorkflowCancel = "agent.workflow.cancel"
-	MethodAgentWorkflowList   = "agent.workflow.list"
-)
-
 // agentWorkflowRun is POST /api/v1/agent-workflows/runs {workflow, input}:
 // the run is queued (202) and its steps run on the workers, durably.
-func (s *Server) agentWorkflowRun(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	wfv, present := p.take("workflow")
-	input, _ := p.take("input")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	if !present {
-		return fault.New(fault.Invalid, "params.workflow is required").WithDetail("path", "params.workflow")
-	}
+func (s *Server) agentWorkflowRun(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	wfv := a.Any("workflow")
+	input := a.Any("input")
 	raw, ok := wfv.(string)
 	if !ok {
 		b, err := json.Marshal(wfv)
@@ -65,13 +49,8 @@ func (s *Server) agentWorkflowRun(ctx context.Context, c *Call, w *e2a.StreamWri
 	return w.Complete(run)
 }
 
-func (s *Server) agentWorkflowGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	run, err := s.svc.AgentFlows.Get(ctx, c.Principal.ID, id)
+func (s *Server) agentWorkflowGet(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	run, err := s.svc.AgentFlows.Get(ctx, c.Principal.ID, a.String("id"))
 	if err != nil {
 		return err
 	}
@@ -82,13 +61,9 @@ func (s *Server) agentWorkflowGet(ctx context.Context, c *Call, w *e2a.StreamWri
 // caller's run (an admin may name another account's with account_id) is
 // cancelled and answered. An unknown id and another account's run are both
 // 404, as for GET; a finished run is 409 naming its status.
-func (s *Server) agentWorkflowCancel(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	named := p.String("account_id")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) agentWorkflowCancel(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("id")
+	named := a.String("account_id")
 	owner := c.Principal.ID
 	if named != "" && named != owner {
 		// Refused whether or not the run exists: nothing is learnt.
@@ -107,16 +82,10 @@ func (s *Server) agentWorkflowCancel(ctx context.Context, c *Call, w *e2a.Stream
 
 // agentWorkflowList is GET /api/v1/agent-workflows/runs: the caller's runs,
 // newest first ({runs, next_cursor}).
-func (s *Server) agentWorkflowList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	q := agentflow.ListQuery{Cursor: p.String("cursor"), Limit: p.Int("limit", agentflow.DefaultListLimit, 1, agentflow.MaxListLimit)}
-	for _, st := range p.Strings("status") {
-		if !store.Status(st).Valid() {
-			p.fail("status", "%q is not a status (queued, running, waiting, success, failed, partial, cancelled)", st)
-		}
-		q.Status = append(q.Status, store.Status(st))
-	}
-	if err := p.Done(); err != nil {
+func (s *Server) agentWorkflowList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	q := agentflow.ListQuery{Cursor: a.String("cursor"), Limit: a.Int("limit")}
+	var err error
+	if q.Status, err = statusParam(a); err != nil {
 		return err
 	}
 	runs, next, err := s.svc.AgentFlows.List(ctx, c.Principal.ID, q)

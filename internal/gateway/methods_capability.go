@@ -12,13 +12,6 @@ import (
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// Gateway methods of A2S capability runs beyond the two protocol/e2a names
-// (capability.run, capability.decide).
-const (
-	MethodCapabilityGet    = "capability.get"
-	MethodCapabilityCancel = "capability.cancel"
-)
-
 // CapabilityService runs A2S capabilities (internal/caprun); its methods
 // are registered when it is set.
 type CapabilityService interface {
@@ -29,18 +22,14 @@ type CapabilityService interface {
 }
 
 // capabilityRun: {id: "NS/ID", version, inputs, credentials, timeout}.
-func (s *Server) capabilityRun(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	req := caprun.Request{Ref: p.RequiredString("id"), Version: p.String("version"), Inputs: p.Object("inputs"), SessionID: c.Env.SessionID}
-	if sid := p.String("session_id"); sid != "" {
+func (s *Server) capabilityRun(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	req := caprun.Request{Ref: a.String("id"), Version: a.String("version"), Inputs: a.Object("inputs"), SessionID: c.Env.SessionID}
+	if sid := a.String("session_id"); sid != "" {
 		req.SessionID = sid
 	}
-	creds := p.Object("credentials")
-	if t := floatParam(p, "timeout"); t > 0 {
+	creds := a.Object("credentials")
+	if t := a.Seconds("timeout"); t > 0 {
 		req.MaxTime = time.Duration(t * float64(time.Second))
-	}
-	if err := p.Done(); err != nil {
-		return err
 	}
 	var err error
 	if req.Credentials, err = credentialMap(creds); err != nil {
@@ -78,26 +67,16 @@ func credentialMap(v map[string]any) (map[string]map[string]string, error) {
 	return out, nil
 }
 
-func (s *Server) capabilityGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	v, err := s.svc.Capabilities.Get(ctx, c.Principal, id)
+func (s *Server) capabilityGet(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	v, err := s.svc.Capabilities.Get(ctx, c.Principal, a.String("id"))
 	if err != nil {
 		return err
 	}
 	return w.Complete(v)
 }
 
-func (s *Server) capabilityCancel(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	v, err := s.svc.Capabilities.Cancel(ctx, c.Principal, id)
+func (s *Server) capabilityCancel(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	v, err := s.svc.Capabilities.Cancel(ctx, c.Principal, a.String("id"))
 	if err != nil {
 		return err
 	}
@@ -105,17 +84,9 @@ func (s *Server) capabilityCancel(ctx context.Context, c *Call, w *e2a.StreamWri
 }
 
 // capabilityDecide: {id: run id, answer}.
-func (s *Server) capabilityDecide(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.RequiredString("id")
-	answer, present := p.take("answer")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	if !present {
-		return fault.New(fault.Invalid, "params.answer is required: the answer the run waits for").WithDetail("path", "params.answer")
-	}
-	raw, err := json.Marshal(answer)
+func (s *Server) capabilityDecide(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("id")
+	raw, err := json.Marshal(a.Any("answer"))
 	if err != nil {
 		return fault.New(fault.Invalid, "params.answer is not JSON").WithDetail("path", "params.answer")
 	}

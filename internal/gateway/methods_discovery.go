@@ -11,32 +11,6 @@ import (
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// Gateway methods of discovery and API knowledge bases.
-const (
-	MethodKnowledgeSearch = "knowledge.search"
-	// MethodKnowledgeBases lists the text knowledge bases the account's
-	// knowledge_bases grants cover (the A2E reference's GET
-	// /api/v1/knowledge/bases).
-	MethodKnowledgeBases  = "knowledge.bases"
-	MethodAdminAPIsImport = "admin.apis.import"
-	MethodAdminAPIsList   = "admin.apis.list"
-	MethodAdminAPIsDelete = "admin.apis.delete"
-	// MethodAdminDiscoveryExplain shows how the catalog analyzes a query
-	// (discovery.Index.Explain). Admin only: the expansions name words of
-	// the whole catalog, whatever an account may see.
-	MethodAdminDiscoveryExplain = "admin.discovery.explain"
-	// MethodDiscoveryFeedback is an account saying which entry answered
-	// its query: the catalog learns the query's words for it
-	// (catalog.Service.Learn).
-	MethodDiscoveryFeedback = "discovery.feedback"
-	// MethodAdminDiscoveryUsage lists what use taught; admin only, since
-	// the words come from every account's queries.
-	MethodAdminDiscoveryUsage = "admin.discovery.usage"
-	// MethodAdminDiscoveryForget deletes what use taught, of one entry or
-	// of all.
-	MethodAdminDiscoveryForget = "admin.discovery.forget"
-)
-
 // Catalog is discovery over what the server offers (internal/catalog).
 type Catalog interface {
 	Search(ctx context.Context, p *account.Principal, query string, kind discovery.Kind, k int) []discovery.Hit
@@ -89,15 +63,11 @@ func matchOf(h discovery.Hit, withDescription bool) match {
 }
 
 // knowledgeSearch is POST /api/v1/knowledge/search {query, kb_id?, type?, top_k?}.
-func (s *Server) knowledgeSearch(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	query := p.RequiredString("query")
-	kb := p.String("kb_id")
-	kind := p.String("type")
-	k := p.Int("top_k", 5, 1, 100)
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) knowledgeSearch(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	query := a.String("query")
+	kb := a.String("kb_id")
+	kind := a.String("type")
+	k := a.Int("top_k")
 	if err := catalog.CheckKind("params.type", discovery.Kind(kind)); err != nil {
 		return err
 	}
@@ -128,10 +98,7 @@ type knowledgeBaseItem struct {
 // knowledgeBases is GET /api/v1/knowledge/bases: the text knowledge bases
 // the account's knowledge_bases grants cover, each with its sections as
 // items; {knowledgeBases, count} as in the A2E reference.
-func (s *Server) knowledgeBases(_ context.Context, c *Call, w *e2a.StreamWriter) error {
-	if err := newParams(c.Env.Params).Done(); err != nil {
-		return err
-	}
+func (s *Server) knowledgeBases(_ context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
 	infos := s.svc.Catalog.KnowledgeBases(c.Principal)
 	out := make([]knowledgeBaseItem, len(infos))
 	for i, kb := range infos {
@@ -172,15 +139,11 @@ func (s *Server) queryCapabilities(ctx context.Context, pr *account.Principal, q
 }
 
 // adminAPIsImport is POST /api/v1/admin/apis {name, document, kind?, format?}.
-func (s *Server) adminAPIsImport(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	name := p.RequiredString("name")
-	doc := p.RequiredString("document")
-	kind := p.String("kind")
-	format := p.String("format")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminAPIsImport(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	name := a.String("name")
+	doc := a.String("document")
+	kind := a.String("kind")
+	format := a.String("format")
 	info, err := s.svc.Catalog.Import(ctx, name, kind, format, []byte(doc), c.Principal.ID)
 	if err != nil {
 		return err
@@ -188,22 +151,15 @@ func (s *Server) adminAPIsImport(ctx context.Context, c *Call, w *e2a.StreamWrit
 	return w.Complete(info)
 }
 
-func (s *Server) adminAPIsList(_ context.Context, c *Call, w *e2a.StreamWriter) error {
-	if err := newParams(c.Env.Params).Done(); err != nil {
-		return err
-	}
+func (s *Server) adminAPIsList(_ context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
 	return w.Complete(map[string]any{"apis": s.svc.Catalog.List()})
 }
 
 // adminDiscoveryExplain is GET /api/v1/admin/discovery/explain?query=: the
 // terms the query searches for, each with its weight, why, the query word
 // it came from and how many entries hold it.
-func (s *Server) adminDiscoveryExplain(_ context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	query := p.RequiredString("query")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminDiscoveryExplain(_ context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	query := a.String("query")
 	terms := s.svc.Catalog.Explain(query)
 	if terms == nil {
 		terms = []discovery.QueryTerm{}
@@ -211,12 +167,8 @@ func (s *Server) adminDiscoveryExplain(_ context.Context, c *Call, w *e2a.Stream
 	return w.Complete(map[string]any{"query": query, "terms": terms})
 }
 
-func (s *Server) adminAPIsDelete(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	name := p.RequiredString("id")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminAPIsDelete(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	name := a.String("id")
 	if err := s.svc.Catalog.Delete(ctx, name); err != nil {
 		return err
 	}
@@ -226,14 +178,10 @@ func (s *Server) adminAPIsDelete(ctx context.Context, c *Call, w *e2a.StreamWrit
 // discoveryFeedback is POST /api/v1/discovery/feedback {query, id, kind?}:
 // the entry id (of kind, when several kinds have that id) answered query.
 // The answer lists the words learnt.
-func (s *Server) discoveryFeedback(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	query := p.RequiredString("query")
-	id := p.RequiredString("id")
-	kind := p.String("kind")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) discoveryFeedback(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	query := a.String("query")
+	id := a.String("id")
+	kind := a.String("kind")
 	learnt, err := s.svc.Catalog.Learn(ctx, c.Principal, query, discovery.Kind(kind), id)
 	if err != nil {
 		return err
@@ -243,13 +191,9 @@ func (s *Server) discoveryFeedback(ctx context.Context, c *Call, w *e2a.StreamWr
 
 // adminDiscoveryUsage is GET /api/v1/admin/discovery/usage[?id=&kind=]:
 // the words use taught, per entry, each with how many accounts taught it.
-func (s *Server) adminDiscoveryUsage(_ context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.String("id")
-	kind := p.String("kind")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminDiscoveryUsage(_ context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("id")
+	kind := a.String("kind")
 	if err := catalog.CheckKind("params.kind", discovery.Kind(kind)); err != nil {
 		return err
 	}
@@ -258,13 +202,9 @@ func (s *Server) adminDiscoveryUsage(_ context.Context, c *Call, w *e2a.StreamWr
 
 // adminDiscoveryForget is DELETE /api/v1/admin/discovery/usage[?kind=&id=]:
 // forget what use taught about one entry, or about all of them.
-func (s *Server) adminDiscoveryForget(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := p.String("id")
-	kind := p.String("kind")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) adminDiscoveryForget(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("id")
+	kind := a.String("kind")
 	n, err := s.svc.Catalog.Forget(ctx, discovery.Kind(kind), id)
 	if err != nil {
 		return err

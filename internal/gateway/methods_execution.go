@@ -10,12 +10,8 @@ import (
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-func (s *Server) executionGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := executionID(p)
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) executionGet(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("execution_id")
 	v, err := s.svc.Executions.Get(ctx, c.Principal, id)
 	if err != nil {
 		return err
@@ -23,28 +19,22 @@ func (s *Server) executionGet(ctx context.Context, c *Call, w *e2a.StreamWriter)
 	return w.Complete(v)
 }
 
-// executionID reads the execution id: execution_id (E2A) or id (the REST path).
-func executionID(p *params) string {
-	id := p.String("execution_id")
-	if rest := p.String("id"); rest != "" {
-		id = rest
+// statusParam reads a list's status filter.
+func statusParam(a args) ([]store.Status, error) {
+	var out []store.Status
+	for _, st := range a.Strings("status") {
+		if !store.Status(st).Valid() {
+			return nil, paramError("status", "%q is not a status (queued, running, waiting, success, failed, partial, cancelled)", st)
+		}
+		out = append(out, store.Status(st))
 	}
-	if id == "" {
-		p.fail("execution_id", "is required")
-	}
-	return id
+	return out, nil
 }
 
-func (s *Server) executionList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	q := store.ExecutionQuery{Page: store.Page{Cursor: p.String("cursor"), Limit: p.Int("limit", 50, 1, store.MaxPageSize)}}
-	for _, st := range p.Strings("status") {
-		if !store.Status(st).Valid() {
-			p.fail("status", "%q is not a status (queued, running, waiting, success, failed, partial, cancelled)", st)
-		}
-		q.Status = append(q.Status, store.Status(st))
-	}
-	if err := p.Done(); err != nil {
+func (s *Server) executionList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	q := store.ExecutionQuery{Page: store.Page{Cursor: a.String("cursor"), Limit: a.Int("limit")}}
+	var err error
+	if q.Status, err = statusParam(a); err != nil {
 		return err
 	}
 	list, next, err := s.svc.Executions.List(ctx, c.Principal, q)
@@ -57,12 +47,8 @@ func (s *Server) executionList(ctx context.Context, c *Call, w *e2a.StreamWriter
 	return w.Complete(map[string]any{"executions": list, "next_cursor": next})
 }
 
-func (s *Server) executionCancel(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := executionID(p)
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) executionCancel(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("execution_id")
 	v, err := s.svc.Executions.Cancel(ctx, c.Principal, id)
 	if err != nil {
 		return err
@@ -73,13 +59,9 @@ func (s *Server) executionCancel(ctx context.Context, c *Call, w *e2a.StreamWrit
 // executionEvents streams an execution's frames as chunks whose delta is the
 // frame (delta_kind custom); the REST codec unwraps them into SSE events. The
 // final frame of this call says how the stream ended.
-func (s *Server) executionEvents(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	id := executionID(p)
-	after := int64(p.Int("after", 0, 0, 1<<30))
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) executionEvents(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	id := a.String("execution_id")
+	after := int64(a.Int("after"))
 	var sent, last int64
 	var final bool
 	err := s.svc.Executions.Follow(ctx, c.Principal, id, after, func(f execution.Frame) error {

@@ -10,13 +10,6 @@ import (
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// Gateway methods of the A2S capability registry.
-const (
-	MethodRegistryPublish = "a2s.registry.publish"
-	MethodRegistryList    = "a2s.registry.list"
-	MethodRegistryGet     = "a2s.registry.get"
-)
-
 // CapabilityRegistry is the A2S registry (internal/capreg).
 type CapabilityRegistry interface {
 	Publish(ctx context.Context, data []byte, file, namespace, publisher string) (capreg.Entry, []a2s.Diagnostic, error)
@@ -26,14 +19,10 @@ type CapabilityRegistry interface {
 
 // registryPublish: {namespace, document, file}; admin only. The answer is the
 // entry without its document, and the lint warnings.
-func (s *Server) registryPublish(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	ns := p.String("namespace")
-	doc := p.RequiredString("document")
-	file := p.String("file")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) registryPublish(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	ns := a.String("namespace")
+	doc := a.String("document")
+	file := a.String("file")
 	e, diags, err := s.svc.Registry.Publish(ctx, []byte(doc), file, ns, c.Principal.ID)
 	if err != nil {
 		return err
@@ -51,13 +40,9 @@ func (s *Server) registryPublish(ctx context.Context, c *Call, w *e2a.StreamWrit
 }
 
 // registryList: ?namespace=PREFIX&cursor=&limit=.
-func (s *Server) registryList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	ns := p.String("namespace")
-	page := store.Page{Cursor: p.String("cursor"), Limit: p.Int("limit", store.DefaultPageSize, 1, store.MaxPageSize)}
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) registryList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	ns := a.String("namespace")
+	page := store.Page{Cursor: a.String("cursor"), Limit: a.Int("limit")}
 	list, next, err := s.svc.Registry.List(ctx, ns, page)
 	if err != nil {
 		return err
@@ -74,13 +59,9 @@ func (s *Server) registryList(ctx context.Context, c *Call, w *e2a.StreamWriter)
 
 // registryGet: /api/v1/a2s/registry/NS/ID?version=CONSTRAINT, the entry with
 // its document.
-func (s *Server) registryGet(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	path := p.RequiredString("path")
-	version := p.String("version")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) registryGet(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	path := a.String("path")
+	version := a.String("version")
 	ns, id, err := capreg.SplitPath(path)
 	if err != nil {
 		return fault.From(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -14,18 +13,13 @@ import (
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// maxToolTimeout bounds a tool call's own timeout (seconds, float).
-const maxToolTimeout = 3600.0
+// maxToolTimeout bounds a tool call's own timeout (seconds).
+const maxToolTimeout = 3600
 
-func (s *Server) toolList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	o := tools.ListOptions{Query: p.String("query"), Tags: p.Strings("filter_tags"), Kind: p.String("filter_kind")}
-	_ = p.Bool("include_deferred") // every tool is listed now; nothing is deferred
+func (s *Server) toolList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	o := tools.ListOptions{Query: a.String("query"), Tags: a.Strings("filter_tags"), Kind: a.String("filter_kind")}
 	if o.Kind != "" && !slices.Contains(tools.Kinds, o.Kind) {
-		p.fail("filter_kind", "must be one of %s, or empty for every kind", strings.Join(tools.Kinds, ", "))
-	}
-	if err := p.Done(); err != nil {
-		return err
+		return paramError("filter_kind", "must be one of %s, or empty for every kind", strings.Join(tools.Kinds, ", "))
 	}
 	list, err := s.svc.Tools.List(ctx, c.Principal, o)
 	if err != nil {
@@ -34,19 +28,13 @@ func (s *Server) toolList(ctx context.Context, c *Call, w *e2a.StreamWriter) err
 	return w.Complete(map[string]any{"tools": list})
 }
 
-func (s *Server) toolCall(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	name := p.RequiredString("tool_name")
-	args := p.Object("arguments")
-	streaming := p.Bool("streaming")
-	timeout := floatParam(p, "timeout")
-	_ = p.String("correlation_id")
-	_ = p.String("session_id")
-	if err := p.Done(); err != nil {
-		return err
-	}
-	if args == nil {
-		args = map[string]any{}
+func (s *Server) toolCall(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	name := a.String("tool_name")
+	arguments := a.Object("arguments")
+	streaming := a.Bool("streaming")
+	timeout := a.Seconds("timeout")
+	if arguments == nil {
+		arguments = map[string]any{}
 	}
 	callCtx := ctx
 	if timeout > 0 {
@@ -61,7 +49,7 @@ func (s *Server) toolCall(ctx context.Context, c *Call, w *e2a.StreamWriter) err
 				Body: map[string]any{"delta_kind": e2a.DeltaTool, "delta": map[string]any{"kind": ev.Kind, "data": ev.Data}}})
 		}
 	}
-	r, err := s.svc.Tools.Call(callCtx, c.Principal, name, args, onEvent)
+	r, err := s.svc.Tools.Call(callCtx, c.Principal, name, arguments, onEvent)
 	if err != nil {
 		if ownTimeoutPassed(ctx, callCtx) {
 			// Whatever the tool made of its context's end (MCP's SDK returns
@@ -81,18 +69,4 @@ func (s *Server) toolCall(ctx context.Context, c *Call, w *e2a.StreamWriter) err
 // caller's ctx is still live.
 func ownTimeoutPassed(ctx, callCtx context.Context) bool {
 	return ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded)
-}
-
-// floatParam is an optional number in (0, maxToolTimeout]; 0 when absent.
-func floatParam(p *params, name string) float64 {
-	v, ok := p.take(name)
-	if !ok {
-		return 0
-	}
-	f, isNumber := v.(float64)
-	if !isNumber || math.IsNaN(f) || f <= 0 || f > maxToolTimeout {
-		p.fail(name, "must be a number of seconds from 0 to %g", maxToolTimeout)
-		return 0
-	}
-	return f
 }

@@ -6,73 +6,51 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/internal/execution"
-	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// workflowDocument reads params.workflow: the JSONL document as a string, or
-// (RESOLUTIONS) a JSON array of message objects, turned into JSONL.
-func workflowDocument(p *params) []byte {
-	v, ok := p.take("workflow")
-	if !ok {
-		p.fail("workflow", "is required: the JSONL document as a string, or an array of message objects")
-		return nil
-	}
-	switch x := v.(type) {
+// workflowDocument reads params.workflow, which the method table checked:
+// the JSONL document as a string, or (RESOLUTIONS) a JSON array of message
+// objects, turned into JSONL.
+func workflowDocument(a args) ([]byte, error) {
+	switch x := a.Any("workflow").(type) {
 	case string:
-		if strings.TrimSpace(x) == "" {
-			p.fail("workflow", "is empty")
-		}
-		return []byte(x)
+		return []byte(x), nil
 	case []any:
 		var b strings.Builder
 		for i, m := range x {
-			if _, isObject := m.(map[string]any); !isObject {
-				p.fail("workflow", "element %d is not a message object", i)
-				return nil
-			}
 			line, err := json.Marshal(m)
 			if err != nil {
-				p.fail("workflow", "element %d cannot be encoded", i)
-				return nil
+				return nil, paramError("workflow", "element %d cannot be encoded", i)
 			}
 			b.Write(line)
 			b.WriteByte('\n')
 		}
-		return []byte(b.String())
+		return []byte(b.String()), nil
 	}
-	p.fail("workflow", "must be a string (JSONL) or an array of message objects")
-	return nil
+	return nil, paramError("workflow", "must be a string (JSONL) or an array of message objects")
 }
 
-func (s *Server) workflowValidate(_ context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	doc := workflowDocument(p)
-	if err := p.Done(); err != nil {
+func (s *Server) workflowValidate(_ context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	doc, err := workflowDocument(a)
+	if err != nil {
 		return err
 	}
 	report := s.svc.Runner.Validate(doc, execution.Account(c.Principal))
 	return w.Complete(report)
 }
 
-func (s *Server) workflowExecute(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	doc := workflowDocument(p)
-	req := execution.Request{Document: doc, Input: p.Any("input"), Async: p.Bool("async"), SessionID: c.Env.SessionID}
-	if sid := p.String("session_id"); sid != "" {
-		req.SessionID = sid
-	}
-	// validate is the A2E reference client's switch (it sends true). sluice
-	// validates every workflow before it runs it, so false turns nothing
-	// off; it is read so that it is a known, type-checked parameter.
-	_ = p.Bool("validate")
-	if err := p.Done(); err != nil {
+func (s *Server) workflowExecute(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	doc, err := workflowDocument(a)
+	if err != nil {
 		return err
 	}
-	if req.Input != nil {
-		if _, isObject := req.Input.(map[string]any); !isObject {
-			return fault.New(fault.Invalid, "params.input must be an object (read by /input/... paths)").WithDetail("path", "params.input")
-		}
+	req := execution.Request{Document: doc, Async: a.Bool("async"), SessionID: c.Env.SessionID}
+	if in := a.Object("input"); in != nil {
+		req.Input = in
+	}
+	if sid := a.String("session_id"); sid != "" {
+		req.SessionID = sid
 	}
 	if c.Transport != "rest" {
 		// A streaming ingress sees the execution's progress as it happens.

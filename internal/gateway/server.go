@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"github.com/sluicehq/sluice/internal/agentflow"
-	"github.com/sluicehq/sluice/protocol/e2a"
 	"log/slog"
 	"net"
 	"net/http"
@@ -139,6 +138,9 @@ func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, lo
 		s.dispatcher.limiter = nil
 	}
 	s.registerMethods()
+	if svc.Agents != nil && svc.Tools != nil {
+		svc.Tools.Add(agentTools{s}) // each agent is also the session tool agent.<name>
+	}
 	s.handler = s.routes(reg)
 	return s
 }
@@ -149,85 +151,8 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Dispatcher is the server's dispatcher (for other ingresses: sessions).
 func (s *Server) Dispatcher() *Dispatcher { return s.dispatcher }
 
-func (s *Server) registerMethods() {
-	d := s.dispatcher
-	d.register("workflow.validate", accessAccount, s.workflowValidate)
-	d.register("workflow.execute", accessAccount, s.workflowExecute)
-	d.register("execution.get", accessAccount, s.executionGet)
-	d.register("execution.list", accessAccount, s.executionList)
-	d.register("execution.cancel", accessAccount, s.executionCancel)
-	d.register("execution.events", accessAccount, s.executionEvents)
-	d.register("tool.list", accessAccount, s.toolList)
-	d.register("tool.call", accessAccount, s.toolCall)
-	if s.svc.Capabilities != nil {
-		d.register(e2a.MethodCapabilityRun, accessAccount, s.capabilityRun)
-		d.register(e2a.MethodCapabilityDecide, accessAccount, s.capabilityDecide)
-		d.register(MethodCapabilityGet, accessAccount, s.capabilityGet)
-		d.register(MethodCapabilityCancel, accessAccount, s.capabilityCancel)
-	}
-	if s.svc.Agents != nil {
-		d.register(e2a.MethodAgentInvoke, accessAccount, s.agentInvoke)
-		d.register(MethodAdminAgentsRegister, accessAdmin, s.adminAgentsRegister)
-		d.register(MethodAdminAgentsList, accessAdmin, s.adminAgentsList)
-		d.register(MethodAdminAgentsRemove, accessAdmin, s.adminAgentsRemove)
-		if s.svc.Tools != nil {
-			s.svc.Tools.Add(agentTools{s})
-		}
-	}
-	if s.svc.AgentFlows != nil {
-		d.register(MethodAgentWorkflowRun, accessAccount, s.agentWorkflowRun)
-		d.register(MethodAgentWorkflowGet, accessAccount, s.agentWorkflowGet)
-		d.register(MethodAgentWorkflowCancel, accessAccount, s.agentWorkflowCancel)
-		d.register(MethodAgentWorkflowList, accessAccount, s.agentWorkflowList)
-	}
-	if s.svc.Catalog != nil {
-		d.register(MethodKnowledgeSearch, accessAccount, s.knowledgeSearch)
-		d.register(MethodKnowledgeBases, accessAccount, s.knowledgeBases)
-		d.register(MethodAdminAPIsImport, accessAdmin, s.adminAPIsImport)
-		d.register(MethodAdminAPIsList, accessAdmin, s.adminAPIsList)
-		d.register(MethodAdminAPIsDelete, accessAdmin, s.adminAPIsDelete)
-		d.register(MethodAdminDiscoveryExplain, accessAdmin, s.adminDiscoveryExplain)
-		if s.svc.Catalog.Learning() {
-			d.register(MethodDiscoveryFeedback, accessAccount, s.discoveryFeedback)
-			d.register(MethodAdminDiscoveryUsage, accessAdmin, s.adminDiscoveryUsage)
-			d.register(MethodAdminDiscoveryForget, accessAdmin, s.adminDiscoveryForget)
-		}
-	}
-	if s.svc.Registry != nil {
-		read := accessAccount
-		if s.cfg.PublicRegistry {
-			read = accessPublic
-		}
-		d.register(MethodRegistryPublish, accessAdmin, s.registryPublish)
-		d.register(MethodRegistryList, read, s.registryList)
-		d.register(MethodRegistryGet, read, s.registryGet)
-	}
-	if s.svc.MCP != nil {
-		d.register(MethodMCPRegister, accessAccount, s.mcpRegister)
-		d.register(MethodMCPList, accessAccount, s.mcpList)
-		d.register(MethodMCPUnregister, accessAccount, s.mcpUnregister)
-	}
-	d.register(MethodAccountCapabilities, accessAccount, s.accountCapabilities)
-	d.register(MethodAccountRateLimit, accessAccount, s.accountRateLimit)
-	d.register(MethodSQLQueriesSearch, accessAccount, s.sqlQueriesSearch)
-	d.register(MethodSQLQueriesList, accessAccount, s.sqlQueriesList)
-	d.register(MethodSQLQueriesGet, accessAccount, s.sqlQueriesGet)
-
-	d.register(MethodAdminAccountsCreate, accessAdmin, s.adminAccountsCreate)
-	d.register(MethodAdminAccountsList, accessAdmin, s.adminAccountsList)
-	d.register(MethodAdminAccountsGet, accessAdmin, s.adminAccountsGet)
-	d.register(MethodAdminAccountsUpdate, accessAdmin, s.adminAccountsUpdate)
-	d.register(MethodAdminKeysCreate, accessAdmin, s.adminKeysCreate)
-	d.register(MethodAdminKeysList, accessAdmin, s.adminKeysList)
-	d.register(MethodAdminKeysRevoke, accessAdmin, s.adminKeysRevoke)
-	d.register(MethodAdminCredentialsPut, accessAdmin, s.adminCredentialsPut)
-	d.register(MethodAdminCredentialsList, accessAdmin, s.adminCredentialsList)
-	d.register(MethodAdminCredentialsGet, accessAdmin, s.adminCredentialsGet)
-	d.register(MethodAdminCredentialsDel, accessAdmin, s.adminCredentialsDelete)
-	d.register(MethodAdminAuditList, accessAdmin, s.adminAuditList)
-}
-
-// routes builds the mux from the route table.
+// routes builds the mux: the infrastructure routes, and each method's
+// routes from methodTable.
 func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range routes {
@@ -252,10 +177,12 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 			mux.HandleFunc(pattern, s.e2aHandler)
 		case "/api/v1/session":
 			mux.HandleFunc(pattern, s.sessionWS)
-		case "/api/v1/executions/{id}/events":
-			mux.HandleFunc(pattern, s.sseHandler(rt))
 		default:
-			mux.HandleFunc(pattern, s.restHandler(rt))
+			if rt.sse {
+				mux.HandleFunc(pattern, s.sseHandler(rt))
+			} else {
+				mux.HandleFunc(pattern, s.restHandler(rt))
+			}
 		}
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

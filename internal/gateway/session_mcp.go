@@ -9,13 +9,6 @@ import (
 	"github.com/sluicehq/sluice/protocol/session"
 )
 
-// Gateway methods of the session's mcp namespace.
-const (
-	MethodMCPRegister   = "mcp.server.register"
-	MethodMCPList       = "mcp.server.list"
-	MethodMCPUnregister = "mcp.server.unregister"
-)
-
 // MCPService is what the session's mcp namespace needs of the MCP registry
 // (internal/mcp, which holds the registration policy); its gateway methods
 // are registered when it is set.
@@ -25,14 +18,10 @@ type MCPService interface {
 	Unregister(ctx context.Context, p *account.Principal, name string) error
 }
 
-func (s *Server) mcpRegister(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	name := p.RequiredString("name")
-	command := p.String("command")
-	url := p.String("url")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) mcpRegister(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	name := a.String("name")
+	command := a.String("command")
+	url := a.String("url")
 	srv, err := s.svc.MCP.Register(ctx, c.Principal, name, command, url)
 	if err != nil {
 		return err
@@ -40,10 +29,7 @@ func (s *Server) mcpRegister(ctx context.Context, c *Call, w *e2a.StreamWriter) 
 	return w.Complete(srv)
 }
 
-func (s *Server) mcpList(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	if err := newParams(c.Env.Params).Done(); err != nil {
-		return err
-	}
+func (s *Server) mcpList(ctx context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
 	list, err := s.svc.MCP.List(ctx, c.Principal)
 	if err != nil {
 		return err
@@ -51,12 +37,8 @@ func (s *Server) mcpList(ctx context.Context, c *Call, w *e2a.StreamWriter) erro
 	return w.Complete(map[string]any{"servers": list})
 }
 
-func (s *Server) mcpUnregister(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
-	p := newParams(c.Env.Params)
-	name := p.RequiredString("name")
-	if err := p.Done(); err != nil {
-		return err
-	}
+func (s *Server) mcpUnregister(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	name := a.String("name")
 	if err := s.svc.MCP.Unregister(ctx, c.Principal, name); err != nil {
 		return err
 	}

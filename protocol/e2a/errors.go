@@ -100,10 +100,6 @@ func underIndex(err error, i int) error {
 	return e
 }
 
-func joinPath(base, key string) string {
-	return under(&Error{Path: key}, base).(*Error).Path
-}
-
 func isPlainKey(k string) bool {
 	if k == "" {
 		return false

@@ -3,12 +3,14 @@ package e2a
 import (
 	"fmt"
 	"maps"
-	"math"
 	"strings"
 )
 
 // Gateway methods: the RPC names of sluice's own services (§2's "Gateway ->
-// AgentServer" column). Every ingress becomes one of them.
+// AgentServer" column) that RESOLUTIONS names. Every ingress becomes one of
+// them. sluice's gateway declares each method it serves, with its params,
+// in its method table (internal/gateway/table.go), which a test holds these
+// lists to.
 const (
 	MethodWorkflowValidate = "workflow.validate"
 	MethodWorkflowExecute  = "workflow.execute"
@@ -51,106 +53,6 @@ func IsGatewayMethod(m string) bool {
 	}
 	res, verb, ok := strings.Cut(rest, ".")
 	return ok && res != "" && verb != "" && !strings.Contains(verb, ".")
-}
-
-// paramKind is what a gateway method's parameter must hold.
-type paramKind int
-
-const (
-	pString paramKind = iota
-	pObject
-	pBool
-	pPositiveInt
-	pWorkflow // a JSONL string or an array of message objects
-	pAny
-)
-
-type paramSpec struct {
-	name     string
-	kind     paramKind
-	required bool
-}
-
-// methodParams pins each public method's params (RESOLUTIONS "Our gateway's own
-// methods"). Keys outside the list are errors, so a typo is caught at the edge.
-var methodParams = map[string][]paramSpec{
-	MethodWorkflowValidate: {{"workflow", pWorkflow, true}},
-	MethodWorkflowExecute:  {{"workflow", pWorkflow, true}, {"input", pObject, false}, {"async", pBool, false}, {"validate", pBool, false}},
-	MethodExecutionGet:     {{"execution_id", pString, true}},
-	MethodCapabilitySearch: {{"query", pString, true}, {"top_k", pPositiveInt, false}},
-	MethodCapabilityRun:    {{"id", pString, true}, {"version", pString, false}, {"inputs", pObject, true}},
-	MethodToolList:         {{"query", pString, false}, {"filter_kind", pString, false}},
-	MethodToolCall:         {{"tool_name", pString, true}, {"arguments", pObject, true}},
-	MethodAgentInvoke:      {{"agent", pString, true}, {"input", pAny, true}, {"task_id", pString, false}},
-}
-
-// CheckParams checks params against a public gateway method's parameter list:
-// required keys present, every key known, every value of its type. Methods
-// outside PublicMethods are not checked here (nil). Errors name
-// "params.<key>".
-func CheckParams(method string, params map[string]any) error {
-	specs, ok := methodParams[method]
-	if !ok {
-		return nil
-	}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.name
-		v, present := params[s.name]
-		if !present || v == nil {
-			if s.required {
-				return &Error{Path: "params." + s.name, Message: fmt.Sprintf("is required for %s", method)}
-			}
-			continue
-		}
-		if msg := checkParam(s.kind, v); msg != "" {
-			return &Error{Path: "params." + s.name, Message: msg}
-		}
-	}
-	for k := range params {
-		if !contains(names, k) {
-			return &Error{Path: joinPath("params", k), Message: fmt.Sprintf("is not a parameter of %s (it takes %s)", method, joinList(names)),
-				Suggestions: didYouMean(k, names)}
-		}
-	}
-	return nil
-}
-
-func checkParam(kind paramKind, v any) string {
-	switch kind {
-	case pString:
-		if s, ok := v.(string); !ok || s == "" {
-			return "must be a non-empty string"
-		}
-	case pObject:
-		if _, ok := v.(map[string]any); !ok {
-			return "must be an object"
-		}
-	case pBool:
-		if _, ok := v.(bool); !ok {
-			return "must be true or false"
-		}
-	case pPositiveInt:
-		if f, ok := v.(float64); !ok || f < 1 || f != math.Trunc(f) {
-			return "must be a positive integer"
-		}
-	case pWorkflow:
-		switch w := v.(type) {
-		case string:
-			if strings.TrimSpace(w) == "" {
-				return "must not be empty"
-			}
-		case []any:
-			for _, m := range w {
-				if _, ok := m.(map[string]any); !ok {
-					return "must be a JSONL string or an array of message objects"
-				}
-			}
-		default:
-			return "must be a JSONL string or an array of message objects"
-		}
-	}
-	return ""
 }
 
 // ToAgentInvoke maps an ACP session/prompt or an A2A SendMessage envelope (both
