@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ratelimit"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/vault"
+	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // The adapters below join packages that were built apart: each speaks its own
@@ -192,6 +193,6 @@ func (a auditSink) operation(accountID, executionID string, ev engine.Event) {
 			code = ev.Error.Type
 		}
 	}
-	a.add(store.AuditRecord{Time: ev.Time, RequestID: executionID, AccountID: accountID, Method: "workflow.execute",
+	a.add(store.AuditRecord{Time: ev.Time, RequestID: executionID, AccountID: accountID, Method: e2a.MethodWorkflowExecute,
 		Operation: ev.OperationID + ":" + ev.Operation, Decision: DecisionAllow, LatencyMs: ev.Duration, Status: status, ErrorCode: code})
 }

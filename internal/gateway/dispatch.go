@@ -90,9 +90,9 @@ const (
 	DecisionLimited = "limited"
 )
 
-// handler is a service method: it reads c.Env.Params and writes frames to w,
-// ending with a final one; or it returns an error, which the dispatcher writes
-// as the final e2a.error frame.
+// handler is a service method bound to its checked parameters
+// (methodSpec.bind): it writes frames to w, ending with a final one; or it
+// returns an error, which the dispatcher writes as the final e2a.error frame.
 type handler func(ctx context.Context, c *Call, w *e2a.StreamWriter) error
 
 type method struct {

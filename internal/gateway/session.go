@@ -286,7 +286,7 @@ func (ss *sessionConn) handle(ctx context.Context, m session.Message) bool {
 	case *session.HandshakeReq:
 		ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeInvalidMessage, Message: "the session has had its handshake"})
 	case *session.ToolListReq:
-		ss.start(ctx, id, "tool.list", map[string]any{"query": x.Query, "filter_tags": anyStrings(x.FilterTags),
+		ss.start(ctx, id, e2a.MethodToolList, map[string]any{"query": x.Query, "filter_tags": anyStrings(x.FilterTags),
 			"filter_kind": x.FilterKind, "include_deferred": x.IncludeDeferred}, ss.listDone)
 	case *session.ToolCallReq:
 		params := map[string]any{"tool_name": x.ToolName, "streaming": x.Streaming}
@@ -304,7 +304,7 @@ func (ss *sessionConn) handle(ctx context.Context, m session.Message) bool {
 		if x.CorrelationID != "" {
 			params["correlation_id"] = x.CorrelationID
 		}
-		ss.start(ctx, id, "tool.call", params, ss.callDone(x.ToolName))
+		ss.start(ctx, id, e2a.MethodToolCall, params, ss.callDone(x.ToolName))
 	case *session.MCPRegisterReq, *session.MCPListReq, *session.MCPUnregisterReq:
 		if !ss.mcp {
 			ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeUnknownType, CapabilityName: "mcp",
