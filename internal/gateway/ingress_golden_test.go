@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/gateway"
 )
 
 // One table of calls, answered through every ingress sluice has: each row is
@@ -66,10 +67,14 @@ type ingressCase struct {
 	// during runs while the call is in flight, once its ingress says it is
 	// under way (cancels it, say).
 	during func(e *ingressEnv, key string)
-	// sse is the row's call on the execution event stream; nil where the
-	// outcome does not apply to it, and noSSE says why.
-	sse   func(e *ingressEnv, key string) sseSpec
-	noSSE string
+	// sse is the row's call on the execution event stream (nil where the
+	// row does not apply to it).
+	sse func(e *ingressEnv, key string) sseSpec
+	// notOn names the wire families (rest, e2a, session, sse) the row does
+	// not apply to, and why.
+	notOn map[string]string
+	// server, when set, are the options of a server of the row's own.
+	server []any
 	// disagrees names the wire families (rest, e2a, session, sse) whose code
 	// differs today from the fault table's, with what they give.
 	disagrees map[string]string
@@ -103,7 +108,7 @@ var (
 // it never ends on its own within a run.
 const (
 	stoppedWaitMs = 120000
-	hungAfter     = 10 * time.Second
+	hungAfter     = 30 * time.Second
 )
 
 var ingressCases = []ingressCase{
@@ -127,7 +132,7 @@ var ingressCases = []ingressCase{
 		// through the special code invalid_workflow.
 		name: "invalid_workflow", want: outcome{kind: fault.Invalid}, perms: mayWait,
 		call:  executeCall(map[string]any{"workflow": brokenExecution}),
-		noSSE: "the event stream takes no document",
+		notOn: map[string]string{"sse": "the event stream takes no document"},
 		disagrees: map[string]string{
 			"e2a":     "e2a.error code invalid_workflow, want invalid (fault.Invalid)",
 			"session": "tool/call/resp error_code invalid_workflow, want schema_violation (fault.Invalid)",
@@ -136,7 +141,7 @@ var ingressCases = []ingressCase{
 	{
 		name: "forbidden", want: outcome{kind: fault.PermissionDenied}, perms: mayWait,
 		call:  executeCall(map[string]any{"workflow": filterExecution}),
-		noSSE: "any account may follow its own executions, and another's is not found (scoping hides it): nothing on this wire is forbidden",
+		notOn: map[string]string{"sse": "any account may follow its own executions, and another's is not found (scoping hides it): nothing on this wire is forbidden"},
 		disagrees: map[string]string{
 			"e2a": "e2a.error code forbidden_workflow, want permission_denied (fault.PermissionDenied)",
 		},
@@ -164,6 +169,17 @@ var ingressCases = []ingressCase{
 		sse: func(e *ingressEnv, key string) sseSpec {
 			spendBudget(e, key)
 			return sseSpec{path: "/api/v1/executions/exec-000000000000000000000000/events"}
+		},
+	},
+	{
+		// A session's own limit, calls_per_second, refuses a call of a
+		// session that spent it (here: a burst of one, refilled every
+		// 1000 s), whatever the account's budget.
+		name: "rate_limited_session", want: outcome{kind: fault.RateLimited}, perms: mayWait,
+		server: []any{withSession(gateway.SessionConfig{MaxParallel: 1, CallsPerSecond: 0.001})},
+		call:   withCallsBefore(executeCall(map[string]any{"workflow": waitExecution(1)}), 1),
+		notOn: map[string]string{
+			"rest": "a session's own limit", "e2a": "a session's own limit", "sse": "a session's own limit",
 		},
 	},
 	{
@@ -246,11 +262,11 @@ func TestIngress(t *testing.T) {
 					e.t = t
 					ran++
 					fmt.Fprintf(&golden, "\n## %s (%s)\n", c.name, c.want)
-					x, applies := ing.run(e, c)
-					if !applies {
-						fmt.Fprintf(&golden, "n/a: %s\n", c.noSSE)
-						t.Skip("does not apply: " + c.noSSE)
+					if why, no := c.notOn[ing.wire]; no {
+						fmt.Fprintf(&golden, "n/a: %s\n", why)
+						t.Skip("does not apply: " + why)
 					}
+					x := ing.run(e, c)
 					golden.WriteString(x.transcript)
 					checkVerdict(t, ing.wire, c, x.verdict)
 				})

@@ -34,7 +34,12 @@ type callSpec struct {
 	params           map[string]any
 	tool             string // session tool/call/req
 	args             map[string]any
+	// callsBefore is how many of the same call a session makes, each
+	// answered, before the one the row is about.
+	callsBefore int
 }
+
+func withCallsBefore(c callSpec, n int) callSpec { c.callsBefore = n; return c }
 
 // executeCall is workflow.execute with params on every wire (sessions call
 // the tool of that name with the params as arguments).
@@ -87,13 +92,13 @@ var ingresses = []ingress{
 	{name: "sse", wire: "sse", do: sseDriver},
 }
 
-// run makes c's call through ing with a new account; false when the row
-// has no call on this wire.
-func (ing ingress) run(e *ingressEnv, c ingressCase) (exchange, bool) {
+// run makes c's call through ing with a new account.
+func (ing ingress) run(e *ingressEnv, c ingressCase) exchange {
 	e.t.Helper()
 	call, during := c.call, c.during
-	if ing.wire == "sse" && c.sse == nil {
-		return exchange{}, false
+	if c.server != nil {
+		s := newServer(e.t, c.server...)
+		e = &ingressEnv{t: e.t, s: s, tcp: serveTCP(e.t, s)}
 	}
 	_, key := e.s.account(c.perms, c.limits)
 	if ing.wire == "sse" {
@@ -123,11 +128,11 @@ func (ing ingress) run(e *ingressEnv, c ingressCase) (exchange, bool) {
 		if r.err != nil {
 			e.t.Fatalf("%s: %v", ing.name, r.err)
 		}
-		return r.x, true
+		return r.x
 	case <-time.After(2 * hungAfter):
 		e.t.Fatalf("%s: no answer", ing.name)
 	}
-	return exchange{}, false
+	return exchange{}
 }
 
 // ingressHTTP is the client of the HTTP wires; its timeout stops a hung test.
@@ -307,8 +312,20 @@ func sessionDriver(dial func(e *ingressEnv) (net.Conn, error)) driver {
 		if err != nil || hs["ok"] != true {
 			return exchange{}, fmt.Errorf("handshake: %v %v", hs, err)
 		}
+		for i := range call.callsBefore {
+			id := fmt.Sprintf("%032x", 0x100+i)
+			if err := send(map[string]any{"type": "tool/call/req", "id": id, "tool_name": call.tool, "arguments": call.args}); err != nil {
+				return exchange{}, err
+			}
+			if m, err := recv(); err != nil || m["req_id"] != id {
+				return exchange{}, fmt.Errorf("call %d before the row's: %v %v", i, m, err)
+			}
+		}
 		req := map[string]any{"type": "tool/call/req", "id": callID, "tool_name": call.tool, "arguments": call.args}
 		var tr transcript
+		if call.callsBefore > 0 {
+			tr.line("(after %d answered call(s) of the same in this session)", call.callsBefore)
+		}
 		tr.json("> ", req)
 		if err := send(req); err != nil {
 			return exchange{}, err
