@@ -31,7 +31,7 @@ import (
 // golden sections before committing them. To add an ingress: write a driver
 // (ingress_wires_test.go) that makes a callSpec on its wire and returns an
 // exchange, add it to ingresses with the wire family whose codes it shows
-// (or a new family in verdictOf), and run with -update.
+// (or a new family in verdict.matches), and run with -update.
 
 var updateIngressGoldens = flag.Bool("update", false, "rewrite the golden files of testdata/ingress/")
 
@@ -61,6 +61,8 @@ type ingressCase struct {
 	want outcome
 	// perms and limits make the account that calls (one per ingress).
 	perms, limits map[string]any
+	// unknownKey: the call presents a well-formed key no account has.
+	unknownKey bool
 	call          callSpec
 	// before runs before the call (spends a request budget, say).
 	before func(e *ingressEnv, key string)
@@ -136,6 +138,16 @@ var ingressCases = []ingressCase{
 		disagrees: map[string]string{
 			"e2a":     "e2a.error code invalid_workflow, want invalid (fault.Invalid)",
 			"session": "tool/call/resp error_code invalid_workflow, want schema_violation (fault.Invalid)",
+		},
+	},
+	{
+		name: "unauthenticated", want: outcome{kind: fault.Unauthenticated}, perms: mayWait, unknownKey: true,
+		call: executeCall(map[string]any{"workflow": waitExecution(1)}),
+		sse: func(*ingressEnv, string) sseSpec {
+			return sseSpec{path: "/api/v1/executions/exec-000000000000000000000000/events"}
+		},
+		disagrees: map[string]string{
+			"session": "handshake/resp ok false, reason auth_failed (the protocol's refusal of a handshake, which has no error code), want unauthorized (fault.Unauthenticated)",
 		},
 	},
 	{

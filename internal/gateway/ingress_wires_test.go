@@ -101,6 +101,9 @@ func (ing ingress) run(e *ingressEnv, c ingressCase) exchange {
 		e = &ingressEnv{t: e.t, s: s, tcp: serveTCP(e.t, s)}
 	}
 	_, key := e.s.account(c.perms, c.limits)
+	if c.unknownKey {
+		key = "slk_aaaaaaaaaaaaa_" + strings.Repeat("a", 59)
+	}
 	if ing.wire == "sse" {
 		ss := c.sse(e, key)
 		call, during = callSpec{httpMethod: "GET", path: ss.path}, ss.during
@@ -309,8 +312,16 @@ func sessionDriver(dial func(e *ingressEnv) (net.Conn, error)) driver {
 			return exchange{}, err
 		}
 		hs, err := recv()
-		if err != nil || hs["ok"] != true {
-			return exchange{}, fmt.Errorf("handshake: %v %v", hs, err)
+		if err != nil {
+			return exchange{}, fmt.Errorf("handshake: %v", err)
+		}
+		if hs["ok"] != true {
+			// A refused handshake is the row's answer (the key is not shown).
+			var tr transcript
+			tr.line("> handshake/req with the row's key")
+			tr.json("< ", hs)
+			reason, _ := hs["reason"].(string)
+			return exchange{tr.b.String(), verdict{final: "handshake/resp", code: reason}}, nil
 		}
 		for i := range call.callsBefore {
 			id := fmt.Sprintf("%032x", 0x100+i)
