@@ -63,7 +63,7 @@ type ingressCase struct {
 	perms, limits map[string]any
 	// unknownKey: the call presents a well-formed key no account has.
 	unknownKey bool
-	call          callSpec
+	call       callSpec
 	// before runs before the call (spends a request budget, say).
 	before func(e *ingressEnv, key string)
 	// during runs while the call is in flight, once its ingress says it is
