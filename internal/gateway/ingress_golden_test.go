@@ -64,14 +64,15 @@ type ingressCase struct {
 	// unknownKey: the call presents a well-formed key no account has.
 	unknownKey bool
 	call       callSpec
-	// before runs before the call (spends a request budget, say).
+	// before runs before the call (spends a request budget, say), on every
+	// wire but sse, whose call (sse) makes its own ready.
 	before func(e *ingressEnv, key string)
 	// during runs while the call is in flight, once its ingress says it is
 	// under way (cancels it, say).
 	during func(e *ingressEnv, key string)
-	// sse is the row's call on the execution event stream (nil where the
-	// row does not apply to it).
-	sse func(e *ingressEnv, key string) sseSpec
+	// sse readies the row's call on the execution event stream and returns
+	// the path to follow (nil where the row does not apply to it).
+	sse func(e *ingressEnv, key string) string
 	// notOn names the wire families (rest, e2a, session, sse) the row does
 	// not apply to, and why.
 	notOn map[string]string
@@ -117,16 +118,16 @@ var ingressCases = []ingressCase{
 	{
 		name: "success", want: outcome{ok: true}, perms: mayWait,
 		call: executeCall(map[string]any{"workflow": waitExecution(1)}),
-		sse: func(e *ingressEnv, key string) sseSpec {
+		sse: func(e *ingressEnv, key string) string {
 			id := e.s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": waitExecution(1)}).want(e.t, 200).str("execution_id")
-			return sseSpec{path: "/api/v1/executions/" + id + "/events"}
+			return "/api/v1/executions/" + id + "/events"
 		},
 	},
 	{
 		name: "invalid_input", want: outcome{kind: fault.Invalid}, perms: mayWait,
 		call: executeCall(map[string]any{"workflow": waitExecution(1), "bogus": 1}),
-		sse: func(*ingressEnv, string) sseSpec {
-			return sseSpec{path: "/api/v1/executions/exec-000000000000000000000000/events?after=-1"}
+		sse: func(*ingressEnv, string) string {
+			return "/api/v1/executions/exec-000000000000000000000000/events?after=-1"
 		},
 	},
 	{
@@ -143,8 +144,8 @@ var ingressCases = []ingressCase{
 	{
 		name: "unauthenticated", want: outcome{kind: fault.Unauthenticated}, perms: mayWait, unknownKey: true,
 		call: executeCall(map[string]any{"workflow": waitExecution(1)}),
-		sse: func(*ingressEnv, string) sseSpec {
-			return sseSpec{path: "/api/v1/executions/exec-000000000000000000000000/events"}
+		sse: func(*ingressEnv, string) string {
+			return "/api/v1/executions/exec-000000000000000000000000/events"
 		},
 		disagrees: map[string]string{
 			"session": "handshake/resp ok false, reason auth_failed (the protocol's refusal of a handshake, which has no error code), want unauthorized (fault.Unauthenticated)",
@@ -166,8 +167,8 @@ var ingressCases = []ingressCase{
 			// A session names no execution: its not-found is a tool.
 			tool: "op.Teleport", args: map[string]any{},
 		},
-		sse: func(*ingressEnv, string) sseSpec {
-			return sseSpec{path: "/api/v1/executions/exec-000000000000000000000000/events"}
+		sse: func(*ingressEnv, string) string {
+			return "/api/v1/executions/exec-000000000000000000000000/events"
 		},
 	},
 	{
@@ -178,9 +179,9 @@ var ingressCases = []ingressCase{
 		name: "rate_limited", want: outcome{kind: fault.RateLimited}, perms: mayWait, limits: oneAMinute,
 		call:   executeCall(map[string]any{"workflow": waitExecution(1)}),
 		before: spendBudget,
-		sse: func(e *ingressEnv, key string) sseSpec {
+		sse: func(e *ingressEnv, key string) string {
 			spendBudget(e, key)
-			return sseSpec{path: "/api/v1/executions/exec-000000000000000000000000/events"}
+			return "/api/v1/executions/exec-000000000000000000000000/events"
 		},
 	},
 	{
@@ -197,9 +198,9 @@ var ingressCases = []ingressCase{
 	{
 		name: "timeout", want: outcome{kind: fault.Timeout, ran: true}, perms: mayWait, limits: hundredMsMax,
 		call: executeCall(map[string]any{"workflow": waitExecution(stoppedWaitMs)}),
-		sse: func(e *ingressEnv, key string) sseSpec {
+		sse: func(e *ingressEnv, key string) string {
 			id := e.s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": waitExecution(stoppedWaitMs)}).want(e.t, 200).str("execution_id")
-			return sseSpec{path: "/api/v1/executions/" + id + "/events"}
+			return "/api/v1/executions/" + id + "/events"
 		},
 	},
 	{
@@ -244,8 +245,9 @@ func cancelRunning(e *ingressEnv, key string) string {
 // asynchronous execution would park its long Wait; a cancel that finds it
 // between its parked frame and the worker letting it go signals a run that
 // has already returned, so no final frame is ever stored and a live stream
-// of it does not end (about 1 run in 300 of an earlier form of this row).
-func cancelledStream(e *ingressEnv, key string) sseSpec {
+// of it does not end (rare, about one run in 300, so a row that did it
+// would not be deterministic).
+func cancelledStream(e *ingressEnv, key string) string {
 	answered := make(chan error, 1)
 	go func() {
 		resp, err := post(e, "POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": waitExecution(stoppedWaitMs)})
@@ -259,7 +261,7 @@ func cancelledStream(e *ingressEnv, key string) sseSpec {
 	if err := <-answered; err != nil {
 		e.t.Fatalf("the cancelled execute: %v", err)
 	}
-	return sseSpec{path: "/api/v1/executions/" + id + "/events"}
+	return "/api/v1/executions/" + id + "/events"
 }
 
 func TestIngress(t *testing.T) {

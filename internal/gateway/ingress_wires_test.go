@@ -48,12 +48,6 @@ func executeCall(params map[string]any) callSpec {
 		method: "workflow.execute", params: params, tool: "workflow.execute", args: params}
 }
 
-// sseSpec is a row's call on the execution event stream.
-type sseSpec struct {
-	path   string
-	during func(e *ingressEnv, key string)
-}
-
 // ingressEnv is one ingress's server.
 type ingressEnv struct {
 	t   *testing.T
@@ -72,8 +66,9 @@ type exchange struct {
 	verdict    verdict
 }
 
-// driver makes call as key. It closes underway once the call is under way
-// (for a stream, once the execution's operation has started).
+// driver makes call as key. It calls underway once the call is under way:
+// once it is sent, or, on a wire that streams the execution's progress, once
+// its operation has started (the frames before it are then always the same).
 type driver func(e *ingressEnv, call callSpec, key string, underway func()) (exchange, error)
 
 // ingress is one wire sluice is called through. wire is the family whose
@@ -105,8 +100,10 @@ func (ing ingress) run(e *ingressEnv, c ingressCase) exchange {
 		key = "slk_aaaaaaaaaaaaa_" + strings.Repeat("a", 59)
 	}
 	if ing.wire == "sse" {
-		ss := c.sse(e, key)
-		call, during = callSpec{httpMethod: "GET", path: ss.path}, ss.during
+		if c.sse == nil {
+			e.t.Fatalf("row %s has no call on the event stream, and no notOn reason for sse", c.name)
+		}
+		call, during = callSpec{httpMethod: "GET", path: c.sse(e, key)}, nil
 	} else if c.before != nil {
 		c.before(e, key)
 	}
@@ -264,9 +261,8 @@ func e2aDriver(e *ingressEnv, call callSpec, key string, underway func()) (excha
 	return exchange{tr.b.String(), v}, sc.Err()
 }
 
-// operationStarted says an E2A frame (an ingress's, or a stored one) tells
-// that the execution's operation started: from then on a cancel finds it
-// running, and the frames before it are always the same.
+// operationStarted says an E2A frame tells that the execution's operation
+// started.
 func operationStarted(f map[string]any) bool {
 	body, _ := f["body"].(map[string]any)
 	delta, _ := body["delta"].(map[string]any)
@@ -399,7 +395,7 @@ func dialWSSession(e *ingressEnv) (net.Conn, error) {
 	return websocket.NetConn(context.Background(), ws, websocket.MessageText), nil
 }
 
-func sseDriver(e *ingressEnv, call callSpec, key string, underway func()) (exchange, error) {
+func sseDriver(e *ingressEnv, call callSpec, key string, _ func()) (exchange, error) {
 	var tr transcript
 	tr.line("> GET %s", call.path)
 	resp, err := post(e, "GET", call.path, key, nil)
@@ -440,9 +436,6 @@ func sseDriver(e *ingressEnv, call callSpec, key string, underway func()) (excha
 			tr.json("", data)
 			switch event {
 			case "frame":
-				if operationStarted(data) {
-					underway()
-				}
 				if body, _ := data["body"].(map[string]any); data["is_final"] == true {
 					v.exec = executionOf(body["result"])
 				}
