@@ -100,10 +100,10 @@ var brokenExecution = jsonl(
 	`{"type":"beginExecution","executionId":"ingress-broken","operationOrder":["pause"]}`)
 
 var (
-	mayWait      = map[string]any{"operations": []string{"Wait"}}
-	unlimited    = map[string]any{"requests_per_minute": -1, "requests_per_hour": -1, "requests_per_day": -1}
-	oneAMinute   = map[string]any{"requests_per_minute": 1}
-	hundredMsMax = map[string]any{"max_execution_time_ms": 100}
+	mayWait        = map[string]any{"operations": []string{"Wait"}}
+	noRequestLimit = map[string]any{"requests_per_minute": -1, "requests_per_hour": -1, "requests_per_day": -1}
+	oneAMinute     = map[string]any{"requests_per_minute": 1}
+	hundredMsMax   = map[string]any{"max_execution_time_ms": 100}
 )
 
 // The deadlines below only stop a hung test; nothing asserts a timing. A
@@ -205,7 +205,7 @@ var ingressCases = []ingressCase{
 	},
 	{
 		// Cancelled by POST .../cancel while the call waits for it.
-		name: "cancelled", want: outcome{kind: fault.Cancelled, ran: true}, perms: mayWait, limits: unlimited,
+		name: "cancelled", want: outcome{kind: fault.Cancelled, ran: true}, perms: mayWait, limits: noRequestLimit,
 		call:   executeCall(map[string]any{"workflow": waitExecution(stoppedWaitMs)}),
 		during: func(e *ingressEnv, key string) { cancelRunning(e, key) },
 		// The stream of a synchronous execution cancelled the same way. Not
@@ -250,7 +250,7 @@ func cancelRunning(e *ingressEnv, key string) string {
 func cancelledStream(e *ingressEnv, key string) string {
 	answered := make(chan error, 1)
 	go func() {
-		resp, err := post(e, "POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": waitExecution(stoppedWaitMs)})
+		resp, err := ingressRequest(e, "POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": waitExecution(stoppedWaitMs)})
 		if err == nil {
 			_, err = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
@@ -289,7 +289,7 @@ func TestIngress(t *testing.T) {
 			if ran < len(ingressCases) {
 				return // -run chose some rows: a golden is the whole table
 			}
-			checkGolden(t, filepath.Join("testdata", "ingress", ing.name+".golden"), golden.String())
+			checkIngressGolden(t, filepath.Join("testdata", "ingress", ing.name+".golden"), golden.String())
 		})
 	}
 }

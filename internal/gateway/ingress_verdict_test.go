@@ -41,8 +41,8 @@ func (v verdict) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// specType is the A2E error type the fault table gives k.
-func specType(k fault.Kind) string { return fault.New(k, "").SpecType() }
+// faultSpecType is the A2E error type the fault table gives k.
+func faultSpecType(k fault.Kind) string { return fault.New(k, "").SpecType() }
 
 // matches says whether v is what the fault table gives o on wire: for a
 // refusal, the kind's HTTP status and error type (REST, SSE before its
@@ -66,8 +66,8 @@ func (v verdict) matches(wire string, o outcome) error {
 		// Two bodies carry no error object, as their specs say: the A2E
 		// spec's 429 body, and the validate report of a workflow that is
 		// not valid (RESOLUTIONS). Their status is their code.
-		if v.errType != "" && v.errType != specType(k) {
-			return fmt.Errorf("error.type %s, want %s", v.errType, specType(k))
+		if v.errType != "" && v.errType != faultSpecType(k) {
+			return fmt.Errorf("error.type %s, want %s", v.errType, faultSpecType(k))
 		}
 	case "e2a":
 		if o.ok || o.ran {
@@ -108,7 +108,7 @@ func execMatches(exec map[string]any, o outcome) error {
 		return fmt.Errorf("no execution response")
 	}
 	status, _ := exec["status"].(string)
-	want, wantType := "failed", specType(o.kind)
+	want, wantType := "failed", faultSpecType(o.kind)
 	switch {
 	case o.ok:
 		want, wantType = "success", ""
@@ -160,8 +160,8 @@ func normaliseString(s string) string {
 	return s
 }
 
-// normalise replaces the volatile values of a decoded JSON value.
-func normalise(v any) any {
+// normaliseJSON replaces the volatile values of a decoded JSON value.
+func normaliseJSON(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
@@ -170,13 +170,13 @@ func normalise(v any) any {
 				out[k] = with
 				continue
 			}
-			out[k] = normalise(val)
+			out[k] = normaliseJSON(val)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, val := range x {
-			out[i] = normalise(val)
+			out[i] = normaliseJSON(val)
 		}
 		return out
 	case string:
@@ -195,8 +195,8 @@ func normaliseHeader(name, v string) string {
 	return v
 }
 
-// rawJSON is a body to print: decoded when it is JSON, else its text.
-func rawJSON(raw []byte) any {
+// bodyOf is a body to print: decoded when it is JSON, else its text.
+func bodyOf(raw []byte) any {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return strings.TrimSpace(string(raw))
@@ -220,7 +220,7 @@ func prettyNormalised(v any) string {
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false) // the placeholders' <> stay readable
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(normalise(generic))
+	_ = enc.Encode(normaliseJSON(generic))
 	return strings.TrimSuffix(out.String(), "\n")
 }
 
@@ -229,9 +229,9 @@ func goldenHeader(ingress string) string {
 		"# Regenerate: go test ./internal/gateway -run TestIngress -count=1 -update\n"
 }
 
-// checkGolden compares got with the golden file at path, or rewrites it
+// checkIngressGolden compares got with the golden file at path, or rewrites it
 // under -update.
-func checkGolden(t *testing.T, path, got string) {
+func checkIngressGolden(t *testing.T, path, got string) {
 	t.Helper()
 	if *updateIngressGoldens {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -138,7 +138,8 @@ func (ing ingress) run(e *ingressEnv, c ingressCase) exchange {
 // ingressHTTP is the client of the HTTP wires; its timeout stops a hung test.
 var ingressHTTP = &http.Client{Timeout: hungAfter}
 
-func post(e *ingressEnv, method, path, key string, body any) (*http.Response, error) {
+// ingressRequest makes an HTTP request as key with body as JSON (none when nil).
+func ingressRequest(e *ingressEnv, method, path, key string, body map[string]any) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -183,11 +184,7 @@ func restDriver(e *ingressEnv, call callSpec, key string, underway func()) (exch
 		tr.json("> ", call.body)
 	}
 	underway()
-	var body any
-	if call.body != nil {
-		body = call.body
-	}
-	resp, err := post(e, call.httpMethod, call.path, key, body)
+	resp, err := ingressRequest(e, call.httpMethod, call.path, key, call.body)
 	if err != nil {
 		return exchange{}, err
 	}
@@ -199,7 +196,7 @@ func restDriver(e *ingressEnv, call callSpec, key string, underway func()) (exch
 	v := jsonVerdict(resp.StatusCode, raw)
 	tr.line("< HTTP %d", resp.StatusCode)
 	tr.headers(resp.Header)
-	tr.json("", rawJSON(raw))
+	tr.json("", bodyOf(raw))
 	return exchange{tr.b.String(), v}, nil
 }
 
@@ -234,7 +231,7 @@ func e2aDriver(e *ingressEnv, call callSpec, key string, underway func()) (excha
 	var tr transcript
 	tr.line("> POST /api/v1/e2a")
 	tr.json("> ", env)
-	resp, err := post(e, "POST", "/api/v1/e2a", key, env)
+	resp, err := ingressRequest(e, "POST", "/api/v1/e2a", key, env)
 	if err != nil {
 		return exchange{}, err
 	}
@@ -271,8 +268,8 @@ func operationStarted(f map[string]any) bool {
 
 // Fixed message ids keep the session goldens stable.
 const (
-	handshakeID = "00000000000000000000000000000001"
-	callID      = "00000000000000000000000000000002"
+	sessionHandshakeID = "00000000000000000000000000000001"
+	sessionCallID      = "00000000000000000000000000000002"
 )
 
 // sessionDriver drives a session over the transport dial opens: the
@@ -286,7 +283,7 @@ func sessionDriver(dial func(e *ingressEnv) (net.Conn, error)) driver {
 		defer conn.Close()
 		_ = conn.SetDeadline(time.Now().Add(hungAfter))
 		br := bufio.NewReaderSize(conn, 1<<20)
-		send := func(m map[string]any) error {
+		write := func(m map[string]any) error {
 			m["a2e"], m["ts"] = "1.0", 1.5
 			b, err := json.Marshal(m)
 			if err != nil {
@@ -303,7 +300,7 @@ func sessionDriver(dial func(e *ingressEnv) (net.Conn, error)) driver {
 			var m map[string]any
 			return m, json.Unmarshal(l, &m)
 		}
-		if err := send(map[string]any{"type": "handshake/req", "id": handshakeID, "agent_id": "ingress-test",
+		if err := write(map[string]any{"type": "handshake/req", "id": sessionHandshakeID, "agent_id": "ingress-test",
 			"agent_caps": []string{"tools"}, "auth_token": key}); err != nil {
 			return exchange{}, err
 		}
@@ -321,20 +318,20 @@ func sessionDriver(dial func(e *ingressEnv) (net.Conn, error)) driver {
 		}
 		for i := range call.callsBefore {
 			id := fmt.Sprintf("%032x", 0x100+i)
-			if err := send(map[string]any{"type": "tool/call/req", "id": id, "tool_name": call.tool, "arguments": call.args}); err != nil {
+			if err := write(map[string]any{"type": "tool/call/req", "id": id, "tool_name": call.tool, "arguments": call.args}); err != nil {
 				return exchange{}, err
 			}
 			if m, err := recv(); err != nil || m["req_id"] != id {
 				return exchange{}, fmt.Errorf("call %d before the row's: %v %v", i, m, err)
 			}
 		}
-		req := map[string]any{"type": "tool/call/req", "id": callID, "tool_name": call.tool, "arguments": call.args}
+		req := map[string]any{"type": "tool/call/req", "id": sessionCallID, "tool_name": call.tool, "arguments": call.args}
 		var tr transcript
 		if call.callsBefore > 0 {
 			tr.line("(after %d answered call(s) of the same in this session)", call.callsBefore)
 		}
 		tr.json("> ", req)
-		if err := send(req); err != nil {
+		if err := write(req); err != nil {
 			return exchange{}, err
 		}
 		underway()
@@ -344,7 +341,7 @@ func sessionDriver(dial func(e *ingressEnv) (net.Conn, error)) driver {
 				return exchange{}, fmt.Errorf("after %q: %v", tr.b.String(), err)
 			}
 			tr.json("< ", m)
-			if m["req_id"] != callID || (m["type"] != "tool/call/resp" && m["type"] != "error") {
+			if m["req_id"] != sessionCallID || (m["type"] != "tool/call/resp" && m["type"] != "error") {
 				continue
 			}
 			v := verdict{final: m["type"].(string)}
@@ -398,7 +395,7 @@ func dialWSSession(e *ingressEnv) (net.Conn, error) {
 func sseDriver(e *ingressEnv, call callSpec, key string, _ func()) (exchange, error) {
 	var tr transcript
 	tr.line("> GET %s", call.path)
-	resp, err := post(e, "GET", call.path, key, nil)
+	resp, err := ingressRequest(e, "GET", call.path, key, nil)
 	if err != nil {
 		return exchange{}, err
 	}
@@ -410,7 +407,7 @@ func sseDriver(e *ingressEnv, call callSpec, key string, _ func()) (exchange, er
 		if err != nil {
 			return exchange{}, err
 		}
-		tr.json("", rawJSON(raw))
+		tr.json("", bodyOf(raw))
 		return exchange{tr.b.String(), jsonVerdict(resp.StatusCode, raw)}, nil
 	}
 	v := verdict{httpStatus: resp.StatusCode}
