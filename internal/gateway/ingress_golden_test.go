@@ -298,6 +298,7 @@ func TestIngress(t *testing.T) {
 // row's outcome, or skips a known disagreement.
 func checkVerdict(t *testing.T, wire string, c ingressCase, v verdict) {
 	t.Helper()
+	t.Logf("wire shows %s", v) // -v prints the table
 	err := v.matches(wire, c.want)
 	known, disagrees := c.disagrees[wire]
 	switch {

@@ -36,7 +36,7 @@ func (v verdict) String() string {
 		parts = append(parts, "code "+v.code)
 	}
 	if v.exec != nil {
-		parts = append(parts, fmt.Sprintf("execution %v %s", v.exec["status"], firstErrorType(v.exec)))
+		parts = append(parts, strings.TrimSpace(fmt.Sprintf("execution %v %s", v.exec["status"], firstErrorType(v.exec))))
 	}
 	return strings.Join(parts, ", ")
 }
