@@ -41,17 +41,16 @@ func (v verdict) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// faultSpecType is the A2E error type the fault table gives k.
-func faultSpecType(k fault.Kind) string { return fault.New(k, "").SpecType() }
-
 // matches says whether v is what the fault table gives o on wire: for a
-// refusal, the kind's HTTP status and error type (REST, SSE before its
-// stream), its code and status (E2A), its session code (sessions, as an
-// error or as the tool result's error_code); for a call that ran, the
-// execution's status and first error type, and the session code as the
-// tool result's error_code.
+// refusal, the row's HTTP status and error type (REST, SSE before its
+// stream), its code and status (E2A), its session code (a session's error)
+// or tool code (a tool/call/resp that failed); for a call that ran, the
+// execution's status and first error type, and the row's tool code as the
+// tool result's error_code. A session's handshake is refused by the session
+// protocol's own answer, handshake/resp with reason auth_failed: it has no
+// error code, and only an unauthenticated key gets it.
 func (v verdict) matches(wire string, o outcome) error {
-	k := o.kind
+	r := o.row()
 	switch wire {
 	case "rest", "sse":
 		if o.ok || o.ran {
@@ -60,14 +59,14 @@ func (v verdict) matches(wire string, o outcome) error {
 			}
 			return execMatches(v.exec, o)
 		}
-		if v.httpStatus != k.HTTPStatus() {
-			return fmt.Errorf("HTTP %d, want %d", v.httpStatus, k.HTTPStatus())
+		if v.httpStatus != r.HTTPStatus {
+			return fmt.Errorf("HTTP %d, want %d", v.httpStatus, r.HTTPStatus)
 		}
 		// Two bodies carry no error object, as their specs say: the A2E
 		// spec's 429 body, and the validate report of a workflow that is
 		// not valid (RESOLUTIONS). Their status is their code.
-		if v.errType != "" && v.errType != faultSpecType(k) {
-			return fmt.Errorf("error.type %s, want %s", v.errType, faultSpecType(k))
+		if v.errType != "" && v.errType != r.SpecType {
+			return fmt.Errorf("error.type %s, want %s", v.errType, r.SpecType)
 		}
 	case "e2a":
 		if o.ok || o.ran {
@@ -76,24 +75,34 @@ func (v verdict) matches(wire string, o outcome) error {
 			}
 			return execMatches(v.exec, o)
 		}
-		if v.httpStatus != k.HTTPStatus() || v.final != "e2a.error" || v.code != k.String() {
-			return fmt.Errorf("HTTP %d %s code %q, want %d e2a.error code %q", v.httpStatus, v.final, v.code, k.HTTPStatus(), k.String())
+		if v.httpStatus != r.HTTPStatus || v.final != "e2a.error" || v.code != r.Code {
+			return fmt.Errorf("HTTP %d %s code %q, want %d e2a.error code %q", v.httpStatus, v.final, v.code, r.HTTPStatus, r.Code)
 		}
 	case "session":
-		if o.ok {
+		switch {
+		case o.ok:
 			if v.final != "tool/call/resp" || !v.success {
 				return fmt.Errorf("%s success %v, want a successful tool/call/resp", v.final, v.success)
 			}
 			return execMatches(v.exec, o)
-		}
-		if v.code != k.SessionCode() {
-			return fmt.Errorf("code %q, want %q", v.code, k.SessionCode())
-		}
-		if o.ran {
-			if v.final != "tool/call/resp" || v.success {
-				return fmt.Errorf("%s success %v, want a failed tool/call/resp", v.final, v.success)
+		case v.final == "handshake/resp":
+			if o.code != fault.Unauthenticated.String() || v.code != "auth_failed" {
+				return fmt.Errorf("handshake/resp reason %q for %s: only an unauthenticated key is refused at the handshake, with auth_failed", v.code, o.code)
 			}
-			return execMatches(v.exec, o)
+		case v.final == "tool/call/resp":
+			if v.success || v.code != r.ToolCode {
+				return fmt.Errorf("tool/call/resp success %v error_code %q, want a failed one with %q", v.success, v.code, r.ToolCode)
+			}
+			if o.ran {
+				return execMatches(v.exec, o)
+			}
+		default:
+			if o.ran {
+				return fmt.Errorf("%s, want a failed tool/call/resp: the call ran", v.final)
+			}
+			if v.code != r.SessionCode {
+				return fmt.Errorf("code %q, want %q", v.code, r.SessionCode)
+			}
 		}
 	default:
 		return fmt.Errorf("no codes known for wire %q", wire)
@@ -102,17 +111,17 @@ func (v verdict) matches(wire string, o outcome) error {
 }
 
 // execMatches says whether an execution response ended as o: success, or
-// cancelled, or failed with the kind's error type first.
+// cancelled, or failed with the row's error type first.
 func execMatches(exec map[string]any, o outcome) error {
 	if exec == nil {
 		return fmt.Errorf("no execution response")
 	}
 	status, _ := exec["status"].(string)
-	want, wantType := "failed", faultSpecType(o.kind)
+	want, wantType := "failed", o.row().SpecType
 	switch {
 	case o.ok:
 		want, wantType = "success", ""
-	case o.kind == fault.Cancelled:
+	case o.code == fault.Cancelled.String():
 		want, wantType = "cancelled", ""
 	}
 	if status != want {
