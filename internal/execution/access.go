@@ -63,30 +63,55 @@ func (m *Manager) Cancel(ctx context.Context, p *account.Principal, id string) (
 		return View{}, fault.New(fault.Conflict, "execution %s is already %s", id, e.Status).
 			WithDetail("status", string(e.Status))
 	}
-	res := &engine.Result{ExecutionID: id, Status: engine.StatusCancelled}
-	if len(e.Result) > 0 {
-		v := viewOf(e)
-		res.Results, res.Errors, res.DurationMs = v.Results, v.Errors, v.DurationMs
-	}
+	res := cancelledResult(e)
 	if err := m.finishResult(ctx, e, res); err != nil {
 		return View{}, err
 	}
+	// The run is stopped under the lock its runner lets go of it under
+	// (letGo), so exactly one of the two writes the final frame: the run, when
+	// it still held the execution, else this call.
 	m.mu.Lock()
 	cancel, running := m.running[id]
-	m.mu.Unlock()
 	if running {
-		cancel(errCancelled) // its recorder writes the final frame
-	} else {
-		base, err := m.storedFrames(ctx, id)
-		if err == nil {
-			m.newRecorder(id, p.ID, base, true, nil).complete(res)
-		}
+		cancel(errCancelled)
+	}
+	m.mu.Unlock()
+	if !running {
+		m.completeCancelled(ctx, p.ID, id, res)
 	}
 	e, err = m.cfg.Store.GetExecution(ctx, p.ID, id)
 	if err != nil {
 		return View{}, err
 	}
 	return viewOf(e), nil
+}
+
+// cancelledResult is the final result of e cancelled now: what it had done.
+func cancelledResult(e store.Execution) *engine.Result {
+	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusCancelled}
+	if len(e.Result) > 0 {
+		v := viewOf(e)
+		res.Results, res.Errors, res.DurationMs = v.Results, v.Errors, v.DurationMs
+	}
+	return res
+}
+
+// completeCancelled writes the final frame of a cancelled execution after the
+// frames already stored.
+func (m *Manager) completeCancelled(ctx context.Context, accountID, id string, res *engine.Result) {
+	if base, err := m.storedFrames(ctx, id); err == nil {
+		m.newRecorder(id, accountID, base, true, nil).complete(res)
+	}
+}
+
+// letGo stops tracking a run that ends without its final frame (it parked)
+// and reports whether a cancel reached it first: then its final frame is the
+// run's to write, since Cancel left it to the run.
+func (m *Manager) letGo(id string, runCtx context.Context) (cancelled bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.running, id)
+	return errors.Is(context.Cause(runCtx), errCancelled)
 }
 
 // Frame is one frame of an execution's stream: its sequence in the store

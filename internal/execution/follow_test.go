@@ -3,10 +3,12 @@ package execution_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/queue"
 )
 
 // A stream that began while its execution ran in this process follows it
@@ -64,4 +66,95 @@ func TestFollowAfterTheExecutionMovesAway(t *testing.T) {
 	if !last.Final {
 		t.Fatalf("the stream ended without the final frame (context: %v)", ctx.Err())
 	}
+}
+
+// nackHook is a queue that calls onNack before each Nack.
+type nackHook struct {
+	queue.Queue
+	onNack func()
+}
+
+func (q nackHook) Nack(ctx context.Context, it queue.Item, delay time.Duration) error {
+	q.onNack()
+	return q.Queue.Nack(ctx, it, delay)
+}
+
+// A cancel that lands while a run parks (after the engine parked it, before
+// the worker lets go of it) still ends the stream with one final frame,
+// cancelled. Before, Cancel left the frame to the run, which had already
+// returned as parked: no final frame was ever written and the stream never
+// ended.
+func TestCancelWhileParkingEndsTheStream(t *testing.T) {
+	clk := newGatedClock()
+	parking, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	n := startNode(t, t.TempDir(), clk, 1, func(c *execution.Config) {
+		c.Queue = nackHook{Queue: c.Queue, onNack: func() {
+			once.Do(func() {
+				close(parking)
+				<-proceed
+			})
+		}}
+	})
+	id := n.submit(t, "alice", 30000)
+	select {
+	case <-parking:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the Wait never parked")
+	}
+	if _, err := n.m.Cancel(context.Background(), principal("alice"), id); err != nil {
+		t.Fatal(err)
+	}
+	close(proceed)
+
+	// The final frame reaches the store (polled: the worker writes it after
+	// the Nack returns); a stream from the start then ends with it.
+	deadline := time.Now().Add(20 * time.Second)
+	for !hasFinalFrame(t, n, id) {
+		if time.Now().After(deadline) {
+			t.Fatal("no final frame was stored for the cancelled execution")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var finals []execution.Frame
+	if err := n.m.Follow(ctx, principal("alice"), id, 0, func(f execution.Frame) error {
+		if f.Final {
+			finals = append(finals, f)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(finals) != 1 {
+		t.Fatalf("%d final frames (context: %v), want 1", len(finals), ctx.Err())
+	}
+	var frame struct {
+		Body struct {
+			Result struct {
+				Status string `json:"status"`
+			} `json:"result"`
+		} `json:"body"`
+	}
+	if err := json.Unmarshal(finals[0].Data, &frame); err != nil || frame.Body.Result.Status != "cancelled" {
+		t.Fatalf("final frame %s (%v), want status cancelled", finals[0].Data, err)
+	}
+}
+
+func hasFinalFrame(t *testing.T, n *node, id string) bool {
+	t.Helper()
+	evs, err := n.db.ListEvents(context.Background(), id, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		var f struct {
+			IsFinal bool `json:"is_final"`
+		}
+		if json.Unmarshal(ev.Data, &f) == nil && f.IsFinal {
+			return true
+		}
+	}
+	return false
 }

@@ -181,6 +181,13 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		if err := m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, delay); err != nil {
 			m.log.Warn("parked execution not handed back; it resumes when its lease runs out", "executionId", id, "error", fault.From(err))
 		}
+		if m.letGo(e.ID, runCtx) {
+			// Cancelled as it parked: the record is final already (Cancel
+			// stored it), and the queue item finds it so and is dropped.
+			if stored, err := m.cfg.Store.GetExecution(context.WithoutCancel(ctx), e.AccountID, e.ID); err == nil {
+				m.completeCancelled(context.WithoutCancel(ctx), e.AccountID, e.ID, cancelledResult(stored))
+			}
+		}
 		return
 	}
 	if errors.Is(context.Cause(runCtx), errShutdown) {
