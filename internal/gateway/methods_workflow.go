@@ -7,58 +7,61 @@ import (
 
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // workflowDocument reads params.workflow: the JSONL document as a string, or
-// (RESOLUTIONS) a JSON array of message objects, turned into JSONL.
-func workflowDocument(p *params) []byte {
+// (RESOLUTIONS) a JSON array of message objects, each message read once by
+// the workflow's message decoder (no JSONL text is made of them to be read
+// again). The ingress has decoded the body already, so each message is
+// encoded here once, the one form the message decoder reads.
+func workflowDocument(p *params) workflow.Source {
 	v, ok := p.take("workflow")
 	if !ok {
 		p.fail("workflow", "is required: the JSONL document as a string, or an array of message objects")
-		return nil
+		return workflow.Source{}
 	}
 	switch x := v.(type) {
 	case string:
 		if strings.TrimSpace(x) == "" {
 			p.fail("workflow", "is empty")
 		}
-		return []byte(x)
+		return workflow.Source{Document: []byte(x)}
 	case []any:
-		var b strings.Builder
+		msgs := make([]json.RawMessage, 0, len(x))
 		for i, m := range x {
 			if _, isObject := m.(map[string]any); !isObject {
 				p.fail("workflow", "element %d is not a message object", i)
-				return nil
+				return workflow.Source{}
 			}
-			line, err := json.Marshal(m)
+			b, err := json.Marshal(m)
 			if err != nil {
 				p.fail("workflow", "element %d cannot be encoded", i)
-				return nil
+				return workflow.Source{}
 			}
-			b.Write(line)
-			b.WriteByte('\n')
+			msgs = append(msgs, b)
 		}
-		return []byte(b.String())
+		return workflow.Source{Messages: msgs}
 	}
 	p.fail("workflow", "must be a string (JSONL) or an array of message objects")
-	return nil
+	return workflow.Source{}
 }
 
 func (s *Server) workflowValidate(_ context.Context, c *Call, w *e2a.StreamWriter) error {
 	p := newParams(c.Env.Params)
-	doc := workflowDocument(p)
+	src := workflowDocument(p)
 	if err := p.Done(); err != nil {
 		return err
 	}
-	report := s.svc.Runner.Validate(doc, execution.Account(c.Principal))
+	report := s.svc.Runner.ValidateSource(src, execution.Account(c.Principal))
 	return w.Complete(report)
 }
 
 func (s *Server) workflowExecute(ctx context.Context, c *Call, w *e2a.StreamWriter) error {
 	p := newParams(c.Env.Params)
-	doc := workflowDocument(p)
-	req := execution.Request{Document: doc, Input: p.Any("input"), Async: p.Bool("async"), SessionID: c.Env.SessionID}
+	src := workflowDocument(p)
+	req := execution.Request{Document: src.Document, Messages: src.Messages, Input: p.Any("input"), Async: p.Bool("async"), SessionID: c.Env.SessionID}
 	if sid := p.String("session_id"); sid != "" {
 		req.SessionID = sid
 	}
