@@ -8,41 +8,24 @@ import (
 	"io"
 )
 
-// Encoder writes canonical JSONL messages, one per line.
+// Encoder writes canonical JSONL messages, one per line: "type" first, as
+// in the spec's examples, then the message's fields in the spec's order;
+// strings escaped as encoding/json escapes them, but '<', '>' and '&' kept as
+// they are (documents are data, not HTML, and a re-encoded document reads
+// like the original); each config compacted onto the line.
 type Encoder struct {
 	w   io.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
+	buf []byte
 }
 
 // NewEncoder returns an encoder writing to w.
-func NewEncoder(w io.Writer) *Encoder {
-	e := &Encoder{w: w}
-	e.enc = json.NewEncoder(&e.buf)
-	// Documents are data, not HTML: keep '<', '>' and '&' as they are, so a
-	// re-encoded document reads like the original.
-	e.enc.SetEscapeHTML(false)
-	return e
-}
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
 
-// The wire forms, with "type" first as in the spec's examples.
-type wireUpdate struct {
-	Type        string    `json:"type"`
-	OperationID string    `json:"operationId"`
-	Operation   Operation `json:"operation"`
-}
-
-type wireBegin struct {
-	Type           string   `json:"type"`
-	ExecutionID    string   `json:"executionId"`
-	OperationOrder []string `json:"operationOrder"`
-	OnError        string   `json:"onError,omitempty"`
-}
-
-// Encode writes m as one line. A message with neither or both parts set, or an
-// operation whose config is not valid JSON, is an error and nothing is written.
+// Encode writes m as one line, with one Write. A message with neither or
+// both parts set, or an operation whose config is not valid JSON, is an
+// error and nothing is written.
 func (e *Encoder) Encode(m Message) error {
-	var v any
+	b := e.buf[:0]
 	switch {
 	case m.OperationUpdate != nil && m.BeginExecution != nil:
 		return errors.New("a2e: message has both an operationUpdate and a beginExecution")
@@ -51,23 +34,69 @@ func (e *Encoder) Encode(m Message) error {
 		if u.Operation.Name == "" {
 			return fmt.Errorf("a2e: operation %q has no name", u.OperationID)
 		}
-		v = wireUpdate{TypeOperationUpdate, u.OperationID, u.Operation}
-	case m.BeginExecution != nil:
-		b := m.BeginExecution
-		order := b.OperationOrder
-		if order == nil {
-			order = []string{}
+		b = append(b, `{"type":"operationUpdate","operationId":`...)
+		b = appendString(b, u.OperationID)
+		b = append(b, `,"operation":`...)
+		var err error
+		if b, err = appendOperation(b, u.Operation); err != nil {
+			return fmt.Errorf("a2e: encoding message: %w", err)
 		}
-		v = wireBegin{TypeBeginExecution, b.ExecutionID, order, b.OnError}
+	case m.BeginExecution != nil:
+		x := m.BeginExecution
+		b = append(b, `{"type":"beginExecution","executionId":`...)
+		b = appendString(b, x.ExecutionID)
+		b = append(b, `,"operationOrder":[`...)
+		for i, id := range x.OperationOrder {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, id)
+		}
+		b = append(b, ']')
+		if x.OnError != "" {
+			b = append(b, `,"onError":`...)
+			b = appendString(b, x.OnError)
+		}
 	default:
 		return errors.New("a2e: empty message")
 	}
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil { // Encode ends the line with '\n'
-		return fmt.Errorf("a2e: encoding message: %w", err)
-	}
-	_, err := e.w.Write(e.buf.Bytes())
+	b = append(b, '}', '\n')
+	e.buf = b
+	_, err := e.w.Write(b)
 	return err
+}
+
+// appendOperation appends {"Name": config}, the config compacted ({} when
+// there is none).
+func appendOperation(b []byte, o Operation) ([]byte, error) {
+	b = append(b, '{')
+	b = appendString(b, o.Name)
+	b = append(b, ':')
+	if len(o.Config) == 0 {
+		return append(b, '{', '}', '}'), nil
+	}
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, o.Config); err != nil {
+		return b, err
+	}
+	return append(buf.Bytes(), '}'), nil
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json escapes
+// it without HTML escaping. Ids and names are plain ASCII: those are copied.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s) // a string always encodes
+			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // EncodeWorkflow writes wf as a canonical document: its operations in Defined
