@@ -18,7 +18,9 @@ import (
 
 type benchAccounts struct{ p *account.Principal }
 
-func (a benchAccounts) Principal(context.Context, string) (*account.Principal, error) { return a.p, nil }
+func (a benchAccounts) Principal(context.Context, string) (*account.Principal, error) {
+	return a.p, nil
+}
 
 // BenchmarkOperationCall is a session's op.X tool call as tools.Workflows
 // serves it, with the server's execution service behind it (each call is
