@@ -70,7 +70,7 @@ func (e *Encoder) Encode(m Message) error {
 // there is none).
 func appendOperation(b []byte, o Operation) ([]byte, error) {
 	b = append(b, '{')
-	b = appendString(b, o.Name)
+	b = appendQuoted(b, o.Name, true) // as Operation.MarshalJSON writes it
 	b = append(b, ':')
 	if len(o.Config) == 0 {
 		return append(b, '{', '}', '}'), nil
@@ -83,13 +83,18 @@ func appendOperation(b []byte, o Operation) ([]byte, error) {
 }
 
 // appendString appends s as a JSON string, escaped as encoding/json escapes
-// it without HTML escaping. Ids and names are plain ASCII: those are copied.
-func appendString(b []byte, s string) []byte {
+// it without HTML escaping. Ids are plain ASCII: those are copied.
+func appendString(b []byte, s string) []byte { return appendQuoted(b, s, false) }
+
+// appendQuoted appends s as encoding/json writes it, with or without its
+// HTML escaping of '<', '>' and '&'.
+func appendQuoted(b []byte, s string, html bool) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || html && (c == '<' || c == '>' || c == '&') {
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
+			enc.SetEscapeHTML(html)
 			_ = enc.Encode(s) // a string always encodes
 			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
 		}
