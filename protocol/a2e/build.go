@@ -1,10 +1,5 @@
 package a2e
 
-import (
-	"bytes"
-	"fmt"
-)
-
 // OneOperation is the workflow that runs one operation: an operationUpdate
 // defining it as operationID, then a beginExecution ordering it. Its lines
 // are 1 and 2, the lines the same workflow has as a two-line document, so a
@@ -25,8 +20,18 @@ func OneOperation(operationID, executionID string, op Operation) *Workflow {
 // the bounds of one read from text, without reading the text back.
 func EncodeDocument(wf *Workflow, lim Limits) ([]byte, []*Error) {
 	lim = lim.withDefaults()
-	var lines lineSizes
-	if err := EncodeWorkflow(&lines, wf); err != nil {
+	if wf == nil {
+		return nil, []*Error{{Message: "a2e: nil workflow"}}
+	}
+	size := 128 + len(wf.Begin.ExecutionID)
+	for _, def := range wf.Operations {
+		if def != nil {
+			size += 64 + len(def.ID) + len(def.Operation.Name) + len(def.Operation.Config)
+		}
+	}
+	ends := make([]int, 0, len(wf.Defined)+1)
+	doc, err := appendWorkflow(make([]byte, 0, size), wf, func(end int) { ends = append(ends, end) })
+	if err != nil {
 		return nil, []*Error{{Message: err.Error()}}
 	}
 	var errs []*Error
@@ -39,33 +44,18 @@ func EncodeDocument(wf *Workflow, lim Limits) ([]byte, []*Error) {
 	if e := idProblem(wf.Begin.ExecutionID, wf.BeginLine, "executionId", "executionId"); e != nil {
 		errs = append(errs, e)
 	}
-	var total int64
-	for i, n := range lines.sizes {
-		line := i + 1
-		total += int64(n)
+	start := 0
+	for i, end := range ends {
+		line, n := i+1, end-start-1 // without its '\n'
+		start = end
 		switch {
-		case total > lim.MaxDocumentBytes:
-			return lines.buf.Bytes(), append(errs, documentTooLarge(line, lim.MaxDocumentBytes))
+		case int64(end) > lim.MaxDocumentBytes:
+			return doc, append(errs, documentTooLarge(line, lim.MaxDocumentBytes))
 		case line > lim.MaxMessages:
-			return lines.buf.Bytes(), append(errs, tooManyMessages(line, lim.MaxMessages))
-		case n-1 > lim.MaxLineBytes: // without its '\n'
-			errs = append(errs, lineTooLong(line, n-1, lim.MaxLineBytes))
+			return doc, append(errs, tooManyMessages(line, lim.MaxMessages))
+		case n > lim.MaxLineBytes:
+			errs = append(errs, lineTooLong(line, n, lim.MaxLineBytes))
 		}
 	}
-	return lines.buf.Bytes(), errs
-}
-
-// lineSizes keeps what an Encoder writes and the size of each write: an
-// Encoder writes each message, '\n' included, in one Write.
-type lineSizes struct {
-	buf   bytes.Buffer
-	sizes []int
-}
-
-func (l *lineSizes) Write(p []byte) (int, error) {
-	if len(p) == 0 || p[len(p)-1] != '\n' {
-		return 0, fmt.Errorf("a2e: a write of %d bytes that is not one line", len(p))
-	}
-	l.sizes = append(l.sizes, len(p))
-	return l.buf.Write(p)
+	return doc, errs
 }

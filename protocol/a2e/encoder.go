@@ -25,21 +25,31 @@ func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
 // both parts set, or an operation whose config is not valid JSON, is an
 // error and nothing is written.
 func (e *Encoder) Encode(m Message) error {
-	b := e.buf[:0]
+	b, err := appendMessage(e.buf[:0], m)
+	if err != nil {
+		return err
+	}
+	e.buf = b
+	_, err = e.w.Write(b)
+	return err
+}
+
+// appendMessage appends m as one line, '\n' included.
+func appendMessage(b []byte, m Message) ([]byte, error) {
 	switch {
 	case m.OperationUpdate != nil && m.BeginExecution != nil:
-		return errors.New("a2e: message has both an operationUpdate and a beginExecution")
+		return b, errors.New("a2e: message has both an operationUpdate and a beginExecution")
 	case m.OperationUpdate != nil:
 		u := m.OperationUpdate
 		if u.Operation.Name == "" {
-			return fmt.Errorf("a2e: operation %q has no name", u.OperationID)
+			return b, fmt.Errorf("a2e: operation %q has no name", u.OperationID)
 		}
 		b = append(b, `{"type":"operationUpdate","operationId":`...)
 		b = appendString(b, u.OperationID)
 		b = append(b, `,"operation":`...)
 		var err error
 		if b, err = appendOperation(b, u.Operation); err != nil {
-			return fmt.Errorf("a2e: encoding message: %w", err)
+			return b, fmt.Errorf("a2e: encoding message: %w", err)
 		}
 	case m.BeginExecution != nil:
 		x := m.BeginExecution
@@ -58,12 +68,9 @@ func (e *Encoder) Encode(m Message) error {
 			b = appendString(b, x.OnError)
 		}
 	default:
-		return errors.New("a2e: empty message")
+		return b, errors.New("a2e: empty message")
 	}
-	b = append(b, '}', '\n')
-	e.buf = b
-	_, err := e.w.Write(b)
-	return err
+	return append(b, '}', '\n'), nil
 }
 
 // appendOperation appends {"Name": config}, the config compacted ({} when
@@ -106,20 +113,41 @@ func appendQuoted(b []byte, s string, html bool) []byte {
 
 // EncodeWorkflow writes wf as a canonical document: its operations in Defined
 // order, then its beginExecution. A legacy workflow comes out canonical.
+// Nothing is written when a message cannot be encoded.
 func EncodeWorkflow(w io.Writer, wf *Workflow) error {
-	if wf == nil {
-		return errors.New("a2e: nil workflow")
+	b, err := appendWorkflow(nil, wf, nil)
+	if err != nil {
+		return err
 	}
-	enc := NewEncoder(w)
+	_, err = w.Write(b)
+	return err
+}
+
+// appendWorkflow appends wf's canonical document to b; lineEnd, when not
+// nil, is told where each line ends.
+func appendWorkflow(b []byte, wf *Workflow, lineEnd func(end int)) ([]byte, error) {
+	if wf == nil {
+		return b, errors.New("a2e: nil workflow")
+	}
+	var err error
 	for _, id := range wf.Defined {
 		def, ok := wf.Operations[id]
 		if !ok || def == nil {
-			return fmt.Errorf("a2e: operation %q is in Defined but not in Operations", id)
+			return b, fmt.Errorf("a2e: operation %q is in Defined but not in Operations", id)
 		}
-		if err := enc.Encode(Message{OperationUpdate: &OperationUpdate{OperationID: id, Operation: def.Operation}}); err != nil {
-			return err
+		if b, err = appendMessage(b, Message{OperationUpdate: &OperationUpdate{OperationID: id, Operation: def.Operation}}); err != nil {
+			return b, err
+		}
+		if lineEnd != nil {
+			lineEnd(len(b))
 		}
 	}
 	begin := wf.Begin
-	return enc.Encode(Message{BeginExecution: &begin})
+	if b, err = appendMessage(b, Message{BeginExecution: &begin}); err != nil {
+		return b, err
+	}
+	if lineEnd != nil {
+		lineEnd(len(b))
+	}
+	return b, nil
 }
