@@ -15,12 +15,19 @@ import (
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/validate"
 	"github.com/sluicehq/sluice/internal/workflow"
+	"github.com/sluicehq/sluice/protocol/a2e"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// Request is one workflow.execute call.
+// Request is one workflow.execute call. Its workflow is one of Document,
+// Messages and Workflow (workflow.Source says what each is).
 type Request struct {
-	Document  []byte
+	Document []byte // a JSONL document
+	// Messages are a JSON array's message objects, decoded once each.
+	Messages []json.RawMessage
+	// Workflow is built as values (a session's op.X call) and validated as
+	// such, never written as text to be parsed back.
+	Workflow  *a2e.Workflow
 	Input     any
 	Async     bool
 	SessionID string
@@ -69,13 +76,14 @@ func Account(p *account.Principal) workflow.Account {
 
 // Execute validates and runs (or queues) a workflow for p.
 func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request) (*Outcome, error) {
-	c, report := m.cfg.Runner.Compile(req.Document, Account(p))
+	src := workflow.Source{Document: req.Document, Messages: req.Messages, Workflow: req.Workflow}
+	c, doc, report := m.cfg.Runner.CompileSource(src, Account(p))
 	if report != nil {
 		return nil, &InvalidError{Report: report}
 	}
 	rec := store.Execution{
-		ID: workflow.NewExecutionID(), AccountID: p.ID, Kind: store.KindA2E, Digest: digest(req.Document),
-		Document: req.Document, SessionID: req.SessionID, Async: req.Async,
+		ID: workflow.NewExecutionID(), AccountID: p.ID, Kind: store.KindA2E, Digest: digest(doc),
+		Document: doc, SessionID: req.SessionID, Async: req.Async,
 	}
 	if !c.Workflow().Legacy {
 		// A legacy document's workflowId is reused across documents: no key.

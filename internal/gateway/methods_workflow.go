@@ -3,49 +3,51 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // workflowDocument reads params.workflow, which the method table checked:
 // the JSONL document as a string, or (RESOLUTIONS) a JSON array of message
-// objects, turned into JSONL.
-func workflowDocument(a args) ([]byte, error) {
+// objects, each message read once by the workflow's message decoder (no
+// JSONL text is made of them to be read again). The ingress has decoded the
+// body already, so each message is encoded here once, the one form the
+// message decoder reads.
+func workflowDocument(a args) (workflow.Source, error) {
 	switch x := a.Any("workflow").(type) {
 	case string:
-		return []byte(x), nil
+		return workflow.Source{Document: []byte(x)}, nil
 	case []any:
-		var b strings.Builder
+		msgs := make([]json.RawMessage, 0, len(x))
 		for i, m := range x {
-			line, err := json.Marshal(m)
+			b, err := json.Marshal(m)
 			if err != nil {
-				return nil, paramError("workflow", "element %d cannot be encoded", i)
+				return workflow.Source{}, paramError("workflow", "element %d cannot be encoded", i)
 			}
-			b.Write(line)
-			b.WriteByte('\n')
+			msgs = append(msgs, b)
 		}
-		return []byte(b.String()), nil
+		return workflow.Source{Messages: msgs}, nil
 	}
-	return nil, paramError("workflow", "must be a string (JSONL) or an array of message objects")
+	return workflow.Source{}, paramError("workflow", "must be a string (JSONL) or an array of message objects")
 }
 
 func (s *Server) workflowValidate(_ context.Context, c *Call, a args, w *e2a.StreamWriter) error {
-	doc, err := workflowDocument(a)
+	src, err := workflowDocument(a)
 	if err != nil {
 		return err
 	}
-	report := s.svc.Runner.Validate(doc, execution.Account(c.Principal))
+	report := s.svc.Runner.ValidateSource(src, execution.Account(c.Principal))
 	return w.Complete(report)
 }
 
 func (s *Server) workflowExecute(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
-	doc, err := workflowDocument(a)
+	src, err := workflowDocument(a)
 	if err != nil {
 		return err
 	}
-	req := execution.Request{Document: doc, Async: a.Bool("async"), SessionID: c.Env.SessionID}
+	req := execution.Request{Document: src.Document, Messages: src.Messages, Async: a.Bool("async"), SessionID: c.Env.SessionID}
 	if in := a.Object("input"); in != nil {
 		req.Input = in
 	}

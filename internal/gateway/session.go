@@ -478,8 +478,8 @@ func (ss *sessionConn) callDone(tool string) answer {
 		if f.Kind == e2a.KindError {
 			return errorReply(reqID, f)
 		}
-		var res session.ToolResult
-		if err := remarshalAny(f.Body["result"], &res); err != nil {
+		res, err := sessionToolResult(f.Body["result"])
+		if err != nil {
 			return &session.ErrorMessage{ReqID: reqID, Code: session.CodeRuntimeError, Message: "the tool's result could not be encoded"}
 		}
 		if res.ToolName == "" {

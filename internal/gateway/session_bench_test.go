@@ -12,8 +12,6 @@ import (
 	"github.com/coder/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sluicehq/sluice/internal/config"
-	"github.com/sluicehq/sluice/internal/gateway"
 	"github.com/sluicehq/sluice/protocol/session"
 )
 
@@ -29,12 +27,7 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkSessionTrivialCall -benchtime 20000x ./internal/gateway/
 func BenchmarkSessionTrivialCall(b *testing.B) {
-	s := newServer(b, func(c *config.Config) {
-		c.Session.CallsPerSecond = 1_000_000
-		c.Log.Level = "warn"
-	})
-	_, key := s.account(map[string]any{"operations": []string{"Wait"}},
-		map[string]any{"requests_per_minute": -1, "requests_per_hour": -1, "requests_per_day": -1})
+	s, key := benchSessionServer(b, "Wait")
 	doc := jsonl(`{"type":"operationUpdate","operationId":"w","operation":{"Wait":{"duration":1}}}`,
 		`{"type":"beginExecution","executionId":"bench","operationOrder":["w"]}`)
 	args, _ := json.Marshal(map[string]any{"workflow": doc})
@@ -48,22 +41,8 @@ func BenchmarkSessionTrivialCall(b *testing.B) {
 	}
 
 	b.Run("sluice-stdio", func(b *testing.B) {
-		// The agent host's pipes to a `sluice session --stdio` child: two
-		// io.Pipes, the server's side served in process.
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			s.app.Server.ServeSession(ctx, gateway.NewStreamConn(inR, outW, multiCloser{inR, outW}, 0), "bench")
-		}()
-		c, err := session.Connect(ctx, outR, inW, session.ClientOptions{AgentID: "bench", AuthToken: key, Caps: []string{"tools"}})
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := stdioSession(b, s, key)
 		measure(b, func() { sluiceCall(b, c) })
-		c.Close()
-		<-done
 	})
 
 	b.Run("sluice-websocket", func(b *testing.B) {

@@ -14,13 +14,19 @@ import (
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/workflow"
+	"github.com/sluicehq/sluice/protocol/a2e"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // Workflows serves op.<Operation>, workflow.validate and workflow.execute.
 type Workflows struct {
 	Runner     *workflow.Runner
-	Executions *execution.Manager
+	Executions Executor
+}
+
+// Executor validates and runs workflows: an *execution.Manager.
+type Executor interface {
+	Execute(ctx context.Context, p *account.Principal, req execution.Request) (*execution.Outcome, error)
 }
 
 // Tool names of Workflows.
@@ -98,7 +104,7 @@ func (w *Workflows) Call(ctx context.Context, p *account.Principal, name string,
 			return nil, err
 		}
 		async, _ := args["async"].(bool)
-		return w.execute(ctx, p, []byte(doc), args["input"], async, "", onEvent)
+		return w.execute(ctx, p, execution.Request{Document: []byte(doc), Async: async}, args["input"], "", onEvent)
 	}
 	return w.callOperation(ctx, p, strings.TrimPrefix(name, opPrefix), args, onEvent)
 }
@@ -124,18 +130,18 @@ func (w *Workflows) callOperation(ctx context.Context, p *account.Principal, opN
 	if _, given := cfg["outputPath"]; !given && hasOutputPath(spec.Schema) {
 		cfg["outputPath"] = outputParam
 	}
-	b, err := json.Marshal(map[string]any{opName: cfg})
+	// The config is encoded once: operations read their config from JSON.
+	// The workflow around it is built as values, never as text to be parsed.
+	b, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, fault.New(fault.Invalid, "arguments are not JSON: %s", err.Error())
 	}
-	doc := fmt.Sprintf(`{"type":"operationUpdate","operationId":"call","operation":%s}`+"\n"+
-		`{"type":"beginExecution","executionId":"%s","operationOrder":["call"]}`, b, newCallID())
-	r, err := w.execute(ctx, p, []byte(doc), input, false, "call", onEvent)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
+	wf := a2e.OneOperation(callStep, newCallID(), a2e.Operation{Name: opName, Config: b})
+	return w.execute(ctx, p, execution.Request{Workflow: wf}, input, callStep, onEvent)
 }
+
+// callStep is the operationId of an op.<Operation> call's one step.
+const callStep = "call"
 
 func hasOutputPath(schema json.RawMessage) bool {
 	return strings.Contains(string(schema), `"outputPath"`)
@@ -143,13 +149,13 @@ func hasOutputPath(schema json.RawMessage) bool {
 
 // execute runs a workflow for a tool call. With only set, the answer's data
 // is that operation's output; otherwise the execute response.
-func (w *Workflows) execute(ctx context.Context, p *account.Principal, doc []byte, input any, async bool, only string, onEvent func(Event)) (*Result, error) {
+func (w *Workflows) execute(ctx context.Context, p *account.Principal, req execution.Request, input any, only string, onEvent func(Event)) (*Result, error) {
 	if input != nil {
 		if _, isObject := input.(map[string]any); !isObject {
 			return nil, fault.New(fault.Invalid, "arguments.input must be an object").WithDetail("path", "arguments.input")
 		}
 	}
-	req := execution.Request{Document: doc, Input: input, Async: async}
+	req.Input = input
 	if onEvent != nil {
 		req.OnFrame = func(f *e2a.Response) {
 			if !f.IsFinal {

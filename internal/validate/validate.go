@@ -127,6 +127,20 @@ func Field(field json.RawMessage, o Options) *Report {
 	return check(wf, errs, o)
 }
 
+// Messages validates a workflow given as a list of message objects (a JSON
+// array's elements), each decoded once by a2e.ParseMessages.
+func Messages(msgs []json.RawMessage, o Options) *Report {
+	wf, errs := a2e.ParseMessages(msgs, o.Limits.Document)
+	return check(wf, errs, o)
+}
+
+// Values validates a workflow the server built as values, not read from
+// text: docErrs are what a2e.EncodeDocument found in its document (ids,
+// sizes), so it meets the bounds a document does.
+func Values(wf *a2e.Workflow, docErrs []*a2e.Error, o Options) *Report {
+	return check(wf, docErrs, o)
+}
+
 // Workflow validates an already decoded workflow.
 func Workflow(wf *a2e.Workflow, o Options) *Report {
 	return check(wf, nil, o)

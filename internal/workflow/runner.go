@@ -100,7 +100,12 @@ func (r *Runner) options(a Account, env *op.Environment) validate.Options {
 // validate before they execute, and retry) costs a cache look-up, and so does
 // executing it next.
 func (r *Runner) Validate(doc []byte, a Account) *validate.Report {
-	c, report := r.Compile(doc, a)
+	return r.ValidateSource(Source{Document: doc}, a)
+}
+
+// ValidateSource is Validate for a workflow in any of its forms.
+func (r *Runner) ValidateSource(src Source, a Account) *validate.Report {
+	c, _, report := r.CompileSource(src, a)
 	if report != nil {
 		return report
 	}
@@ -147,25 +152,34 @@ func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) 
 // cache. Exactly one result is non-nil: the compiled workflow, or the report
 // of an invalid document.
 func (r *Runner) Compile(doc []byte, a Account) (*Compiled, *validate.Report) {
+	c, _, report := r.CompileSource(Source{Document: doc}, a)
+	return c, report
+}
+
+// CompileSource is Compile for a workflow in any of its forms. It also
+// answers the workflow's document, the bytes an execution record keeps (see
+// Source).
+func (r *Runner) CompileSource(src Source, a Account) (*Compiled, []byte, *validate.Report) {
+	doc, check := r.read(src)
 	key, clientID := r.plans.key(doc, a)
 	if c, ok := r.plans.get(a.ID, key); ok {
-		return c.withExecutionID(clientID), nil
+		return c.withExecutionID(clientID), doc, nil
 	}
 	env := r.Environment(a)
-	report := validate.Document(doc, r.options(a, env))
+	report := check(r.options(a, env))
 	if !report.Valid {
-		return nil, report
+		return nil, doc, report
 	}
 	plan, err := engine.CompileBuilt(report.Workflow, env, report.Built)
 	if err != nil {
 		// Validation builds every operation the same way, so this is a defect or a
 		// race with a permission change; report it like an invalid document.
 		fe := fault.From(err)
-		return nil, &validate.Report{Errors: []fault.Object{fe.Object()}, Warnings: report.Warnings}
+		return nil, doc, &validate.Report{Errors: []fault.Object{fe.Object()}, Warnings: report.Warnings}
 	}
 	c := &Compiled{plan: plan, workflow: report.Workflow, warnings: report.Warnings}
 	r.plans.put(a.ID, key, c)
-	return c, nil
+	return c, doc, nil
 }
 
 // Compiled is a valid document compiled for one account: what Execute runs, and

@@ -98,15 +98,14 @@ func (d *Decoder) fill() {
 		d.line++
 		switch {
 		case err == errDocTooLarge:
-			d.fatal(errorf(d.line, "", "the document is larger than the limit of %d bytes", d.ld.lim.MaxDocumentBytes))
+			d.fatal(documentTooLarge(d.line, d.ld.lim.MaxDocumentBytes))
 			return
 		case err != nil:
 			d.fatal(&Error{Line: d.line, Message: "the document could not be read", Cause: err})
 			return
 		case tooLong:
 			d.queue = append(d.queue, result{line: d.line,
-				err: errorf(d.line, "", "the line is %d bytes long; the limit is %d bytes", n, d.ld.lim.MaxLineBytes).
-					suggest("Keep each message on one line and large data out of the workflow: fetch it with an operation")})
+				err: lineTooLong(d.line, int(n), d.ld.lim.MaxLineBytes)})
 			return
 		}
 		if d.line == 1 {

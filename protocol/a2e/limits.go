@@ -54,3 +54,19 @@ func (l Limits) withDefaults() Limits {
 	}
 	return l
 }
+
+// The problems of a document over a limit, named alike whether the document
+// was read from text (Parse, ParseMessages) or encoded from values
+// (EncodeDocument).
+func lineTooLong(line, n, limit int) *Error {
+	return errorf(line, "", "the line is %d bytes long; the limit is %d bytes", n, limit).
+		suggest("Keep each message on one line and large data out of the workflow: fetch it with an operation")
+}
+
+func documentTooLarge(line int, limit int64) *Error {
+	return errorf(line, "", "the document is larger than the limit of %d bytes", limit)
+}
+
+func tooManyMessages(line, limit int) *Error {
+	return errorf(line, "", "the document has more than %d messages", limit)
+}

@@ -157,8 +157,7 @@ func (ld *lineDecoder) decodeMessage(line int, data []byte, p *lineProblems) []r
 func (ld *lineDecoder) count(line int) (result, bool) {
 	ld.messages++
 	if ld.messages > ld.lim.MaxMessages {
-		return result{line: line, fatal: true,
-			err: errorf(line, "", "the document has more than %d messages", ld.lim.MaxMessages)}, true
+		return result{line: line, fatal: true, err: tooManyMessages(line, ld.lim.MaxMessages)}, true
 	}
 	return result{}, false
 }
@@ -276,18 +275,27 @@ func checkOrder(raw []byte, line int, p *lineProblems) []string {
 // checkID reads an operationId or executionId.
 func checkID(raw []byte, line int, path, what string) (string, *Error) {
 	s, ok := rawString(raw)
-	switch {
-	case !ok:
+	if !ok {
 		return "", errorf(line, path, "%s must be a string, got %s", what, jsonKind(raw))
-	case s == "":
-		return "", errorf(line, path, "%s must not be empty", what)
-	case len(s) > MaxIDLength:
-		return "", errorf(line, path, "%s is %d bytes long; the limit is %d", what, len(s), MaxIDLength)
-	case !validID(s):
-		return "", errorf(line, path, "%s %q must match %s", what, s, IDPattern).
-			suggest("Use only letters, digits, '_' and '-'")
+	}
+	if e := idProblem(s, line, path, what); e != nil {
+		return "", e
 	}
 	return s, nil
+}
+
+// idProblem says what is wrong with an id, nil when nothing is.
+func idProblem(s string, line int, path, what string) *Error {
+	switch {
+	case s == "":
+		return errorf(line, path, "%s must not be empty", what)
+	case len(s) > MaxIDLength:
+		return errorf(line, path, "%s is %d bytes long; the limit is %d", what, len(s), MaxIDLength)
+	case !validID(s):
+		return errorf(line, path, "%s %q must match %s", what, s, IDPattern).
+			suggest("Use only letters, digits, '_' and '-'")
+	}
+	return nil
 }
 
 func validID(s string) bool {

@@ -45,8 +45,7 @@ func ParseMessages(msgs []json.RawMessage, lim Limits) (*Workflow, []*Error) {
 		var rs []result
 		switch {
 		case total > lim.MaxDocumentBytes:
-			rs = []result{{line: line, fatal: true,
-				err: errorf(line, "", "the document is larger than the limit of %d bytes", lim.MaxDocumentBytes)}}
+			rs = []result{{line: line, fatal: true, err: documentTooLarge(line, lim.MaxDocumentBytes)}}
 		case len(raw) > lim.MaxLineBytes:
 			rs = []result{{line: line,
 				err: errorf(line, "", "the message is %d bytes long; the limit is %d bytes", len(raw), lim.MaxLineBytes)}}
