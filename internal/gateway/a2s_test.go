@@ -1,12 +1,14 @@
 package gateway_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/protocol/a2s"
+	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // withChecksum adds the checksum a published document must carry.
@@ -88,6 +90,20 @@ func TestA2SRegistryAndRuns(t *testing.T) {
 	l := s.call("GET", "/api/v1/a2s/registry?namespace=finance", key, nil).want(t, http.StatusOK)
 	if n := len(l.get("capabilities").([]any)); n != 2 {
 		t.Fatalf("list: %s", l.raw)
+	}
+	// capability.search (E2A) finds a published capability by what it does.
+	status, frames := postEnvelope(t, s, key, map[string]any{"request_id": "search-1", "method": "capability.search",
+		"params": map[string]any{"query": "approve a refund", "top_k": 1}})
+	if status != http.StatusOK || len(frames) != 1 || frames[0].Kind != e2a.KindComplete {
+		t.Fatalf("capability.search: %d %v", status, frames)
+	}
+	found, _ := frames[0].Body["result"].(map[string]any)["results"].([]any)
+	if len(found) != 1 || found[0].(map[string]any)["kind"] != "capability" || !strings.Contains(fmt.Sprint(found[0]), "Approve") {
+		t.Fatalf("capability.search results: %v", frames[0].Body)
+	}
+	if status, _ := postEnvelope(t, s, key, map[string]any{"request_id": "search-2", "method": "capability.search",
+		"params": map[string]any{"top_k": 1}}); status != http.StatusBadRequest {
+		t.Fatalf("capability.search without a query: %d", status)
 	}
 
 	// A run that waits for the agent's answer.

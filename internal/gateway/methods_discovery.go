@@ -82,6 +82,17 @@ func (s *Server) knowledgeSearch(ctx context.Context, c *Call, a args, w *e2a.St
 	return w.Complete(map[string]any{"results": out})
 }
 
+// capabilitySearch is capability.search {query, top_k?}: {results} as
+// knowledge.search answers them, of A2S capabilities only.
+func (s *Server) capabilitySearch(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	hits := s.svc.Catalog.Search(ctx, c.Principal, a.String("query"), discovery.KindCapability, a.Int("top_k"))
+	out := make([]match, len(hits))
+	for i, h := range hits {
+		out[i] = matchOf(h, true)
+	}
+	return w.Complete(map[string]any{"results": out})
+}
+
 // knowledgeBaseItem is a knowledge base as the A2E reference server lists it
 // ({id, type, description, items_count}), with its format and last update.
 type knowledgeBaseItem struct {

@@ -234,6 +234,12 @@ var methodTable = []methodSpec{
 		rest:   []restRoute{post("/api/v1/knowledge/search")},
 		params: params(reqStr("query"), str("kb_id"), str("type"), integer("top_k", 5, 1, 100)),
 		handle: (*Server).knowledgeSearch},
+	// RESOLUTIONS' capability.search: the catalog's A2S capabilities the
+	// account may see, ranked for the query (E2A and sessions; REST has
+	// GET /api/v1/capabilities?query=).
+	{name: e2a.MethodCapabilitySearch, access: accessAccount, servedIf: withCatalog,
+		params: params(reqStr("query"), integer("top_k", 5, 1, 100)),
+		handle: (*Server).capabilitySearch},
 	{name: MethodKnowledgeBases, access: accessAccount, servedIf: withCatalog,
 		rest:   []restRoute{get("/api/v1/knowledge/bases")},
 		handle: (*Server).knowledgeBases},

@@ -73,15 +73,10 @@ func TestMethodTableIsWellFormed(t *testing.T) {
 }
 
 // protocol/e2a's method lists are the table's: every gateway method it names
-// is served (but capability.search, below), and IsGatewayMethod agrees with
-// the table's admin methods.
+// is served, and IsGatewayMethod agrees with the table's admin methods.
 func TestE2AMethodListsAgreeWithTable(t *testing.T) {
-	// RESOLUTIONS names capability.search among the public eight; sluice
-	// serves discovery as knowledge.search and GET /api/v1/capabilities?query=
-	// instead, and has no such method.
-	notServed := []string{e2a.MethodCapabilitySearch}
 	for _, name := range e2a.GatewayMethods {
-		if _, ok := methodByName(name); !ok && !slices.Contains(notServed, name) {
+		if _, ok := methodByName(name); !ok {
 			t.Errorf("protocol/e2a names %s, which the table does not declare", name)
 		}
 	}
@@ -312,7 +307,7 @@ func TestE2ADocsListTableParams(t *testing.T) {
 			}
 		}
 	}
-	if want := len(e2a.PublicMethods) - 1; seen != want { // not capability.search
+	if want := len(e2a.PublicMethods); seen != want {
 		t.Errorf("the docs list %d public methods' params, want %d", seen, want)
 	}
 }
