@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/store"
 )
@@ -111,7 +112,7 @@ func (l Limits) check(server Limits) error {
 
 // Create makes an account and its first key.
 func (s *Service) Create(ctx context.Context, sp Spec) (View, NewKey, error) {
-	return s.create(ctx, newAccountID(), sp)
+	return s.create(ctx, ids.New(ids.Account), sp)
 }
 
 func (s *Service) create(ctx context.Context, id string, sp Spec) (View, NewKey, error) {

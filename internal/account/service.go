@@ -2,9 +2,7 @@ package account
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -199,13 +197,6 @@ func (s *Service) forget(accountID string) {
 			delete(s.cache, k)
 		}
 	}
-}
-
-// newAccountID makes an account id.
-func newAccountID() string {
-	var b [10]byte
-	_, _ = rand.Read(b[:])
-	return "acct-" + hex.EncodeToString(b[:])
 }
 
 // keyLookup is policy.KeyLookup over the store.

@@ -3,8 +3,6 @@ package agent
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,6 +19,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/vault/redact"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -179,9 +178,7 @@ func (inv *Invoker) prepare(ctx context.Context, name, taskID string, input json
 		input = json.RawMessage("{}")
 	}
 	if taskID == "" {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		taskID = "task-" + hex.EncodeToString(b[:])
+		taskID = ids.New(ids.Task)
 	}
 	if corr == "" {
 		corr = taskID

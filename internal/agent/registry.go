@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -17,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/vault"
@@ -133,11 +132,7 @@ func (r *Registry) Register(ctx context.Context, e agenthttp.Entry) (agenthttp.E
 		if f.Secret.IsRef() {
 			continue
 		}
-		id, err := managedID(e.Name, f)
-		if err != nil {
-			undo()
-			return agenthttp.Entry{}, false, fault.New(fault.Internal, "no random id for the vault").WithCause(err)
-		}
+		id := managedID(e.Name, f)
 		typ := "header-value"
 		switch f.Path {
 		case "auth_config.token":
@@ -176,11 +171,7 @@ func (r *Registry) Register(ctx context.Context, e agenthttp.Entry) (agenthttp.E
 // agent.<name>.<field>.<random>. It names the field, never the value; the
 // random part keeps a replaced registration's entry apart from the new one
 // until the store has the new entry.
-func managedID(name string, f agenthttp.SecretField) (string, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
+func managedID(name string, f agenthttp.SecretField) string {
 	field := "token"
 	switch {
 	case f.Path == "auth_config.key":
@@ -194,7 +185,7 @@ func managedID(name string, f agenthttp.SecretField) (string, error) {
 		}, strings.ToLower(f.Header))
 		field = "header-" + h[:min(len(h), 32)]
 	}
-	return managedPrefix(name) + field + "." + hex.EncodeToString(b[:]), nil
+	return managedPrefix(name) + field + "." + ids.New(ids.Tail)
 }
 
 // managedPrefix starts the vault ids the registry owns for agent name.

@@ -13,7 +13,6 @@ package agentflow
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
@@ -148,7 +148,7 @@ func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Work
 		return "", err
 	}
 	sum := sha256.Sum256(doc)
-	e := store.Execution{ID: newRunID(), AccountID: accountID, Kind: store.KindAgentWorkflow, Digest: digestPrefix + hex.EncodeToString(sum[:]),
+	e := store.Execution{ID: ids.New(ids.AgentWorkflow), AccountID: accountID, Kind: store.KindAgentWorkflow, Digest: digestPrefix + hex.EncodeToString(sum[:]),
 		Document: doc, Input: in.Bytes(), Status: store.StatusQueued, Async: true}
 	if _, _, err := r.Store.CreateExecution(ctx, e); err != nil {
 		return "", err
@@ -216,12 +216,6 @@ func (r *Runner) enqueue(ctx context.Context, accountID, runID, stepID string) e
 	payload, _ := json.Marshal(item{AccountID: accountID, RunID: runID, StepID: stepID})
 	_, err := r.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: TaskID(runID, stepID), Payload: payload})
 	return err
-}
-
-func newRunID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "awf-" + hex.EncodeToString(b[:])
 }
 
 // loadProgress reads a run's checkpoint (none yet: nothing completed).

@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -90,7 +89,7 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 		}
 	}
 	if taskID == "" {
-		taskID = randomID("task-")
+		taskID = ids.New(ids.Task)
 	}
 	if correlationID == "" {
 		correlationID = taskID
@@ -101,7 +100,7 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 	// Each call is its own run: its id keys the result to this waiter, and
 	// nobody else can guess it (a caller reusing a task id gets its own
 	// result, never another account's).
-	t := agenthttp.TaskMessage{RunID: randomID("call-"), TaskID: taskID, AgentName: name, InputData: input,
+	t := agenthttp.TaskMessage{RunID: ids.New(ids.AgentCall), TaskID: taskID, AgentName: name, InputData: input,
 		CorrelationID: correlationID, ReplyTo: c.replyTo(), Timestamp: c.now()}
 	b, err := json.Marshal(t)
 	if err != nil {
@@ -221,10 +220,4 @@ func (c *Client) Dropped() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.dropped
-}
-
-func randomID(prefix string) string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
 }

@@ -13,8 +13,6 @@ package caprun
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -26,6 +24,7 @@ import (
 	"github.com/sluicehq/sluice/internal/capability"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/store"
@@ -148,7 +147,7 @@ func (s *Service) Run(ctx context.Context, p *account.Principal, req Request) (*
 	if budget <= 0 || budget > time.Duration(p.Limits.MaxExecutionTimeMs)*time.Millisecond && p.Limits.MaxExecutionTimeMs > 0 {
 		budget = time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
 	}
-	rec := store.Execution{ID: newRunID(), AccountID: p.ID, Kind: store.KindCapability, Digest: "a2s:" + pub.Checksum, Document: doc, Input: in,
+	rec := store.Execution{ID: ids.New(ids.CapabilityRun), AccountID: p.ID, Kind: store.KindCapability, Digest: "a2s:" + pub.Checksum, Document: doc, Input: in,
 		Status: store.StatusRunning, SessionID: req.SessionID, BudgetMs: budget.Milliseconds()}
 	// The record comes first: checkpoints need it, and a run a crash stops is
 	// found and resumed by Start.
@@ -395,12 +394,6 @@ func (s *Service) untrack(id string) {
 	s.mu.Lock()
 	delete(s.running, id)
 	s.mu.Unlock()
-}
-
-func newRunID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "run-" + hex.EncodeToString(b[:])
 }
 
 func orEmpty(m map[string]any) map[string]any {

@@ -9,8 +9,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -32,6 +30,7 @@ import (
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/gateway"
+	"github.com/sluicehq/sluice/internal/ids"
 )
 
 // Options tune a run.
@@ -284,9 +283,7 @@ func benchSchema(ctx context.Context, dsn string) (string, func(), error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("--store: PostgreSQL does not answer: %v", fault.From(err).Message)
 	}
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "sluice_bench_" + hex.EncodeToString(b[:])
+	schema := ids.New(ids.BenchSchema)
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		conn.Close(ctx)
 		return "", nil, fmt.Errorf("--store: cannot create a schema for the run: %v", err)

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"maps"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 )
 
 // halt says why a sequence of steps stopped early.
@@ -107,7 +106,7 @@ func (f *frame) mayPark() bool { return !f.concurrent && !f.forked }
 
 func (e *Engine) newExecution(ctx context.Context, plan *Plan, id, account, session string, onEvent func(Event)) *execution {
 	if id == "" {
-		id = newID()
+		id = ids.New(ids.EngineExecution)
 	}
 	return &execution{
 		e: e, plan: plan, id: id, account: account, session: session, onEvent: onEvent,
@@ -521,11 +520,4 @@ func stepEvent(kind EventKind, f *frame, pos string, st *Step) Event {
 		ev.Iteration = &i
 	}
 	return ev
-}
-
-// newID makes a random execution id.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/validate"
@@ -82,7 +83,7 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 		return nil, &InvalidError{Report: report}
 	}
 	rec := store.Execution{
-		ID: workflow.NewExecutionID(), AccountID: p.ID, Kind: store.KindA2E, Digest: digest(doc),
+		ID: ids.New(ids.Execution), AccountID: p.ID, Kind: store.KindA2E, Digest: digest(doc),
 		Document: doc, SessionID: req.SessionID, Async: req.Async,
 	}
 	if !c.Workflow().Legacy {

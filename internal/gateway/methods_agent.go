@@ -2,14 +2,13 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"strings"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
@@ -109,7 +108,7 @@ func (s *Server) agentInvoke(ctx context.Context, c *Call, a args, w *e2a.Stream
 
 func (s *Server) invokeAgent(ctx context.Context, name, taskID string, input any, correlation, requestID string) (json.RawMessage, error) {
 	if taskID == "" {
-		taskID = newTaskID()
+		taskID = ids.New(ids.Task)
 	}
 	if correlation == "" {
 		correlation = requestID
@@ -119,12 +118,6 @@ func (s *Server) invokeAgent(ctx context.Context, name, taskID string, input any
 		return nil, fault.New(fault.Invalid, "params.input is not JSON").WithDetail("path", "params.input")
 	}
 	return s.svc.Agents.Caller.Invoke(ctx, name, taskID, raw, correlation)
-}
-
-func newTaskID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "task-" + hex.EncodeToString(b[:])
 }
 
 // agentTools serves each registered agent the account may call as the
@@ -166,7 +159,7 @@ func (t agentTools) Call(ctx context.Context, p *account.Principal, name string,
 		}
 		return nil, err
 	}
-	out, err := t.s.invokeAgent(ctx, agentName, "", args, "", newTaskID())
+	out, err := t.s.invokeAgent(ctx, agentName, "", args, "", ids.New(ids.Task))
 	if err != nil {
 		fe := fault.From(err)
 		if fe.Kind == fault.Invalid || fe.Kind == fault.PermissionDenied {

@@ -1,14 +1,13 @@
 package gateway
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -181,9 +180,7 @@ func requestID(r *http.Request) string {
 	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 128 && isToken(id) {
 		return id
 	}
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "req-" + hex.EncodeToString(b[:])
+	return ids.New(ids.Request)
 }
 
 func isToken(s string) bool {

@@ -2,13 +2,12 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/tools"
 )
 
@@ -35,9 +34,7 @@ type progressRoute struct {
 // add routes token's notifications to onEvent until the returned func is
 // called.
 func (p *progressRoutes) add(onEvent func(tools.Event)) (token string, remove func()) {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	token = "sluice-" + hex.EncodeToString(b[:])
+	token = ids.New(ids.ProgressToken)
 	p.mu.Lock()
 	if p.routes == nil {
 		p.routes = map[string]*progressRoute{}

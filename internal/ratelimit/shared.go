@@ -2,11 +2,11 @@ package ratelimit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/ids"
 )
 
 // Shared mode. Gateways that share a store (PostgreSQL) must enforce one
@@ -210,7 +210,7 @@ func (lim *Limiter) fellBack(err error) {
 func (lim *Limiter) acquireShared(account string, max int) (func(), Decision) {
 	sh := lim.shared
 	now := lim.clock.Now()
-	id := slotID()
+	id := ids.New(ids.Slot)
 	ctx, cancel := sh.ctx()
 	held, taken, err := sh.store.TakeSlot(ctx, account, id, max, now, now.Add(sh.ttl))
 	cancel()
@@ -318,10 +318,4 @@ func (lim *Limiter) statusShared(account string, l Limits) (Status, bool) {
 		s.mu.Unlock()
 	}
 	return st, true
-}
-
-func slotID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "slot-" + hex.EncodeToString(b[:])
 }

@@ -3,8 +3,6 @@ package storage
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 )
 
@@ -76,7 +75,7 @@ func (f *Files) Put(_ context.Context, a op.Area, key string, value any) error {
 			return ioFault(a, key, err)
 		}
 	}
-	tmp := path.Join(dir, ".tmp-"+randomHex())
+	tmp := path.Join(dir, ids.New(ids.TempFile))
 	if err := root.WriteFile(tmp, data, 0o600); err != nil {
 		root.Remove(tmp)
 		return ioFault(a, key, err)
@@ -148,10 +147,4 @@ func ioFault(a op.Area, key string, err error) error {
 		kind, typ = fault.Invalid, fault.DataError
 	}
 	return fault.Typed(kind, typ, "%s", msg).WithDetail("storage", a.Storage).WithDetail("key", truncateKey(key)).WithCause(err)
-}
-
-func randomHex() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -2,8 +2,6 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -13,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/a2e"
 	"github.com/sluicehq/sluice/protocol/e2a"
@@ -136,7 +135,7 @@ func (w *Workflows) callOperation(ctx context.Context, p *account.Principal, opN
 	if err != nil {
 		return nil, fault.New(fault.Invalid, "arguments are not JSON: %s", err.Error())
 	}
-	wf := a2e.OneOperation(callStep, newCallID(), a2e.Operation{Name: opName, Config: b})
+	wf := a2e.OneOperation(callStep, ids.New(ids.OperationCall), a2e.Operation{Name: opName, Config: b})
 	return w.execute(ctx, p, execution.Request{Workflow: wf}, input, callStep, onEvent)
 }
 
@@ -218,12 +217,4 @@ func onlyArgs(args map[string]any, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// newCallID is the executionId of a one-operation call: each call is a new
-// execution.
-func newCallID() string {
-	var b [10]byte
-	_, _ = rand.Read(b[:])
-	return "call-" + hex.EncodeToString(b[:])
 }

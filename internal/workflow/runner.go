@@ -6,12 +6,11 @@ package workflow
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/validate"
@@ -138,7 +137,7 @@ func (r *Runner) Execute(ctx context.Context, doc []byte, a Account, o Options) 
 		o.OnWarnings(c.warnings)
 	}
 	res := r.engine.Run(ctx, c.plan, engine.RunOptions{
-		ExecutionID:      NewExecutionID(),
+		ExecutionID:      ids.New(ids.Execution),
 		Account:          a.ID,
 		SessionID:        o.SessionID,
 		Input:            o.Input,
@@ -212,11 +211,3 @@ func (c *Compiled) withExecutionID(id string) *Compiled {
 
 // Warnings are validation's warnings for the document.
 func (c *Compiled) Warnings() []fault.Object { return c.warnings }
-
-// NewExecutionID makes the server's own execution id (the client's executionId is
-// only an idempotency key, RESOLUTIONS).
-func NewExecutionID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "exec-" + hex.EncodeToString(b[:])
-}

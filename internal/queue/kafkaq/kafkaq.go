@@ -52,8 +52,6 @@ package kafkaq
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"regexp"
@@ -375,12 +373,6 @@ func (q *Queue) unavailable(what string, err error) error {
 		return err
 	}
 	return fault.New(fault.Unavailable, "kafkaq: cannot %s: %v", what, err).WithCause(err).Retry(0)
-}
-
-func newToken() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 func validTopic(s string) bool {

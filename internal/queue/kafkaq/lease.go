@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/queue"
 )
 
@@ -34,7 +35,7 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 	var items []queue.Item
 	for _, e := range s.visibleLocked(topic, n, now) {
 		e.attempts++
-		e.token, e.owner, e.until, e.due = newToken(), owner, until, until
+		e.token, e.owner, e.until, e.due = ids.New(ids.LeaseToken), owner, until, until
 		items = append(items, queue.Item{
 			Topic: topic, ID: e.id, Payload: e.payload, Group: e.group, Attempts: e.attempts, EnqueuedAt: e.enqueuedAt,
 			LeasedBy: owner, LeaseUntil: until, Token: e.token,

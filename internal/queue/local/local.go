@@ -13,8 +13,6 @@ package local
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"sync"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 )
@@ -130,7 +129,7 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 		for i, l := range picked {
 			it := l.it
 			it.Topic, it.LeasedBy, it.LeaseUntil = topic, owner, time.UnixMicro(until.UnixMicro()).UTC()
-			it.Token = newToken()
+			it.Token = ids.New(ids.LeaseToken)
 			it.Attempts++
 			if _, err := tx.Exec(`UPDATE queue_items SET owner = ?, token = ?, visible_at = ?, attempts = attempts + 1 WHERE seq = ?`,
 				owner, it.Token, until.UnixMicro(), l.seq); err != nil {
@@ -280,12 +279,6 @@ func storeErr(err error) error {
 		return err
 	}
 	return fault.New(fault.Unavailable, "the queue's store cannot be used").WithCause(err).Retry(0)
-}
-
-func newToken() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // ReleaseOthers makes every item leased by an owner other than owner visible

@@ -9,8 +9,6 @@ package pgtest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -21,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/ids"
 )
 
 // Env is the variable that names the test server.
@@ -62,9 +62,7 @@ func NewDatabase(t testing.TB) string {
 	defer conn.Close(ctx)
 	sweep.Do(func() { dropStale(ctx, t, conn) })
 
-	var b [6]byte
-	rand.Read(b[:])
-	name := fmt.Sprintf("%s%d_%s", prefix, time.Now().Unix(), hex.EncodeToString(b[:]))
+	name := fmt.Sprintf("%s%d_%s", prefix, time.Now().Unix(), ids.New(ids.Tail))
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("pgtest: create database %s: %v", name, err)
 	}
