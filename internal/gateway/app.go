@@ -24,6 +24,7 @@ import (
 	"github.com/sluicehq/sluice/internal/capreg"
 	"github.com/sluicehq/sluice/internal/caprun"
 	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/discovery"
@@ -268,7 +269,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	capEngineOpts := engine.Options{Clock: clk, Cache: resultCache, Logger: log,
 		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations, MaxDataBytes: cfg.Limits.MaxDataBytes}}
 	nested := engine.New(capEngineOpts)
-	capEngineOpts.Checkpointer = store.Checkpointer{Store: a.db, MaxBytes: int(cfg.Store.MaxExecutionBytes)}
+	capEngineOpts.Checkpointer = checkpoint.Stored{Store: a.db, MaxBytes: int(cfg.Store.MaxExecutionBytes)}
 	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry},
 		Env:     func(p *account.Principal) *op.Environment { return runner.Environment(execution.Account(p)) },
 		Durable: engine.New(capEngineOpts), Nested: nested, Audit: auditPolicy, Logger: log.With("component", "a2s")})
