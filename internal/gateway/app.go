@@ -183,7 +183,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Client: egress.NewClient(pol),
 		Vault:  sealed,
 		Storage: &storage.Mux{
-			Local:   store.LocalStorage{KV: a.db},
+			Local:   storage.StoredLocal{KV: a.db},
 			Session: sessionStore,
 			File:    fileStore,
 		},
