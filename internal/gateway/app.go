@@ -129,7 +129,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if a.lite == nil {
 		// Gateways sharing PostgreSQL count every limit in it
 		// (docs/scale-out.md).
-		rateOpts.Persister, rateOpts.Shared = nil, store.SharedRateLimits{Limits: a.db}
+		rateOpts.Persister, rateOpts.Shared = nil, sharedRateLimits{limits: a.db}
 	}
 	if a.limiter, err = ratelimit.Open(ctx, rateOpts); err != nil {
 		return nil, err
