@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ratelimit"
@@ -164,6 +165,15 @@ func rateLimits(l account.Limits) ratelimit.Limits {
 		RequestsPerMinute: l.RequestsPerMinute, RequestsPerHour: l.RequestsPerHour, RequestsPerDay: l.RequestsPerDay,
 		APICallsPerMinute: l.APICallsPerMinute, APICallsPerHour: l.APICallsPerHour,
 		MaxConcurrentExecutions: l.MaxConcurrentExecutions,
+	}
+}
+
+// defaultRateLimits are the configured limits of accounts that set none.
+func defaultRateLimits(r config.RateLimits) ratelimit.Limits {
+	return ratelimit.Limits{
+		RequestsPerMinute: r.RequestsPerMinute, RequestsPerHour: r.RequestsPerHour, RequestsPerDay: r.RequestsPerDay,
+		APICallsPerMinute: r.APICallsPerMinute, APICallsPerHour: r.APICallsPerHour,
+		MaxConcurrentExecutions: r.MaxConcurrentExecutions,
 	}
 }
 

@@ -124,7 +124,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if err != nil {
 		return nil, err
 	}
-	rateOpts := ratelimit.Options{Clock: clk, Defaults: cfg.RateLimits.Limits(),
+	rateOpts := ratelimit.Options{Clock: clk, Defaults: defaultRateLimits(cfg.RateLimits),
 		Persister: ratePersister{st: a.db, clock: clk}, FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}
 	if a.lite == nil {
 		// Gateways sharing PostgreSQL count every limit in it

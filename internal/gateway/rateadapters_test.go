@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/ratelimit"
 	"github.com/sluicehq/sluice/internal/store/storetest"
 )
@@ -112,5 +113,12 @@ func BenchmarkSharedAllow(b *testing.B) {
 			})
 		}
 		lim.Close(context.Background())
+	}
+}
+
+// The configuration's default rate limits are the limiter's.
+func TestConfiguredRateLimitsAreTheLimiters(t *testing.T) {
+	if got := defaultRateLimits(config.Defaults().RateLimits); got != ratelimit.DefaultLimits() {
+		t.Fatalf("config and ratelimit disagree on the defaults: %+v vs %+v", got, ratelimit.DefaultLimits())
 	}
 }
