@@ -22,6 +22,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/capability"
+	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
@@ -196,7 +197,7 @@ func (s *Service) Decide(ctx context.Context, p *account.Principal, runID string
 	if err != nil {
 		return nil, err
 	}
-	cp, err := (store.Checkpointer{Store: s.cfg.Store}).Load(ctx, runID)
+	cp, err := (checkpoint.Stored{Store: s.cfg.Store}).Load(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -464,7 +465,7 @@ func (s *Service) resumeStopped(ctx context.Context, rec store.Execution, princi
 	s.track(rec.ID, cancel)
 	defer s.untrack(rec.ID)
 	var r *capability.Result
-	cp, err := (store.Checkpointer{Store: s.cfg.Store}).Load(ctx, rec.ID)
+	cp, err := (checkpoint.Stored{Store: s.cfg.Store}).Load(ctx, rec.ID)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
 		r = capability.Resume(runCtx, s.cfg.Durable, c, cp, nil, capability.RunOptions{Account: p.ID, SessionID: rec.SessionID, MaxDataBytes: p.Limits.MaxDataBytes})

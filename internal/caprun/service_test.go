@@ -9,6 +9,7 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/capability"
 	"github.com/sluicehq/sluice/internal/caprun"
+	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
@@ -104,7 +105,7 @@ func open(t *testing.T, dir string) *world {
 	env := op.NewEnvironment(&op.Deps{Storage: &storage.Mux{Local: mem, Session: mem}, Limits: op.DefaultLimits()}, op.Builtins()...)
 	svc := caprun.New(caprun.Config{Store: st, Registry: registry{"finance/Approve": approve, "finance/Admin": elevatedDoc},
 		Env:     func(*account.Principal) *op.Environment { return env },
-		Durable: engine.New(engine.Options{Checkpointer: store.Checkpointer{Store: st}}), Nested: engine.New(engine.Options{})})
+		Durable: engine.New(engine.Options{Checkpointer: checkpoint.Stored{Store: st}}), Nested: engine.New(engine.Options{})})
 	return &world{st: st, svc: svc, mem: mem}
 }
 

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/egress"
-	"github.com/sluicehq/sluice/internal/ratelimit"
 )
 
 // Config is the whole server configuration. Durations are Go durations in the
@@ -102,15 +101,6 @@ type RateLimits struct {
 	// FlushInterval is how often hour and day counters are saved; a crash
 	// loses at most this much counting.
 	FlushInterval time.Duration `yaml:"flush_interval"`
-}
-
-// Limits are r as ratelimit.Limits, for ratelimit.Options.Defaults.
-func (r RateLimits) Limits() ratelimit.Limits {
-	return ratelimit.Limits{
-		RequestsPerMinute: r.RequestsPerMinute, RequestsPerHour: r.RequestsPerHour, RequestsPerDay: r.RequestsPerDay,
-		APICallsPerMinute: r.APICallsPerMinute, APICallsPerHour: r.APICallsPerHour,
-		MaxConcurrentExecutions: r.MaxConcurrentExecutions,
-	}
 }
 
 // Session configures sessions: how long the storage of a REST session lives

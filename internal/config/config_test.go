@@ -15,7 +15,6 @@ import (
 
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/ratelimit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -55,9 +54,6 @@ func TestDefaults(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
-	}
-	if c.RateLimits.Limits() != ratelimit.DefaultLimits() {
-		t.Fatalf("config and ratelimit disagree on the defaults: %+v vs %+v", c.RateLimits.Limits(), ratelimit.DefaultLimits())
 	}
 	if c.Log.SlogLevel() != slog.LevelInfo {
 		t.Fatal("SlogLevel")
@@ -155,7 +151,7 @@ metrics:
 	if p := c.Egress.Policy(); len(p.AllowPrivate) != 3 || p.Validate() != nil {
 		t.Fatalf("egress policy %+v", p)
 	}
-	if l := c.RateLimits.Limits(); l.RequestsPerMinute != -1 || l.APICallsPerHour != 2000 {
+	if l := c.RateLimits; l.RequestsPerMinute != -1 || l.APICallsPerHour != 2000 {
 		t.Fatalf("rate limits %+v", l)
 	}
 	// An empty file, and one with only comments, are the defaults.

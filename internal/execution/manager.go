@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/op"
@@ -149,6 +150,6 @@ func New(cfg Config) *Manager {
 	}
 	m.sync = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger})
 	m.durable = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger,
-		Checkpointer: store.Checkpointer{Store: cfg.Store, MaxBytes: m.limit}})
+		Checkpointer: checkpoint.Stored{Store: cfg.Store, MaxBytes: m.limit}})
 	return m
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
@@ -196,7 +197,7 @@ func (n *node) awaitParked(t *testing.T, id string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		cp, err := (store.Checkpointer{Store: n.db}).Load(context.Background(), id)
+		cp, err := (checkpoint.Stored{Store: n.db}).Load(context.Background(), id)
 		if err == nil && cp.Parked != nil {
 			return
 		}

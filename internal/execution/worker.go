@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
@@ -214,7 +215,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 	}
 	r := m.newRecorder(e.ID, accountID, base, true, nil)
 	var res *engine.Result
-	cp, err := (store.Checkpointer{Store: m.cfg.Store}).Load(ctx, e.ID)
+	cp, err := (checkpoint.Stored{Store: m.cfg.Store}).Load(ctx, e.ID)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
 		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter, GiveWay: m.giveWay(ctx, accountID), MaxDataBytes: maxData})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ratelimit"
@@ -122,12 +123,57 @@ func (r ratePersister) LoadCounters(ctx context.Context) ([]ratelimit.Counter, e
 	return out, nil
 }
 
+// sharedRateLimits is ratelimit.Shared over the store's shared limits, so
+// the rate limiter of every gateway sharing the store counts in it (see
+// internal/ratelimit's shared mode).
+type sharedRateLimits struct{ limits store.SharedLimits }
+
+func (s sharedRateLimits) Count(ctx context.Context, c ratelimit.SharedCount) (ratelimit.SharedCounted, error) {
+	t := store.RateTake{AccountID: c.Account, At: c.At, N: c.N, Windows: make([]store.RateWindow, len(c.Windows))}
+	for i, w := range c.Windows {
+		t.Windows[i] = store.RateWindow{Kind: w.Kind, Start: w.Start, End: w.End, Limit: w.Limit}
+	}
+	if c.BucketKind != "" {
+		t.Bucket = &store.RateBucket{Kind: c.BucketKind, Interval: c.Interval, Burst: c.Burst}
+	}
+	r, err := s.limits.TakeRate(ctx, t)
+	if err != nil {
+		return ratelimit.SharedCounted{}, err
+	}
+	return ratelimit.SharedCounted{Taken: r.Taken, Counts: r.Counts, TAT: r.TAT}, nil
+}
+
+func (s sharedRateLimits) TakeSlot(ctx context.Context, account, id string, max int, at, expires time.Time) (int, bool, error) {
+	return s.limits.TakeSlot(ctx, store.SlotTake{AccountID: account, SlotID: id, Max: max, At: at, Expires: expires})
+}
+
+func (s sharedRateLimits) RenewSlots(ctx context.Context, ids []string, expires time.Time) error {
+	return s.limits.RenewSlots(ctx, ids, expires)
+}
+
+func (s sharedRateLimits) ReleaseSlot(ctx context.Context, id string) error {
+	return s.limits.ReleaseSlot(ctx, id)
+}
+
+func (s sharedRateLimits) CountSlots(ctx context.Context, account string, at time.Time) (int, error) {
+	return s.limits.CountSlots(ctx, account, at)
+}
+
 // rateLimits are an account's rate limits for the limiter.
 func rateLimits(l account.Limits) ratelimit.Limits {
 	return ratelimit.Limits{
 		RequestsPerMinute: l.RequestsPerMinute, RequestsPerHour: l.RequestsPerHour, RequestsPerDay: l.RequestsPerDay,
 		APICallsPerMinute: l.APICallsPerMinute, APICallsPerHour: l.APICallsPerHour,
 		MaxConcurrentExecutions: l.MaxConcurrentExecutions,
+	}
+}
+
+// defaultRateLimits are the configured limits of accounts that set none.
+func defaultRateLimits(r config.RateLimits) ratelimit.Limits {
+	return ratelimit.Limits{
+		RequestsPerMinute: r.RequestsPerMinute, RequestsPerHour: r.RequestsPerHour, RequestsPerDay: r.RequestsPerDay,
+		APICallsPerMinute: r.APICallsPerMinute, APICallsPerHour: r.APICallsPerHour,
+		MaxConcurrentExecutions: r.MaxConcurrentExecutions,
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/sluicehq/sluice/internal/capreg"
 	"github.com/sluicehq/sluice/internal/caprun"
 	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/discovery"
@@ -123,12 +124,12 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if err != nil {
 		return nil, err
 	}
-	rateOpts := ratelimit.Options{Clock: clk, Defaults: cfg.RateLimits.Limits(),
+	rateOpts := ratelimit.Options{Clock: clk, Defaults: defaultRateLimits(cfg.RateLimits),
 		Persister: ratePersister{st: a.db, clock: clk}, FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}
 	if a.lite == nil {
 		// Gateways sharing PostgreSQL count every limit in it
 		// (docs/scale-out.md).
-		rateOpts.Persister, rateOpts.Shared = nil, store.SharedRateLimits{Limits: a.db}
+		rateOpts.Persister, rateOpts.Shared = nil, sharedRateLimits{limits: a.db}
 	}
 	if a.limiter, err = ratelimit.Open(ctx, rateOpts); err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Client: egress.NewClient(pol),
 		Vault:  sealed,
 		Storage: &storage.Mux{
-			Local:   store.LocalStorage{KV: a.db},
+			Local:   storage.StoredLocal{KV: a.db},
 			Session: sessionStore,
 			File:    fileStore,
 		},
@@ -268,7 +269,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	capEngineOpts := engine.Options{Clock: clk, Cache: resultCache, Logger: log,
 		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations, MaxDataBytes: cfg.Limits.MaxDataBytes}}
 	nested := engine.New(capEngineOpts)
-	capEngineOpts.Checkpointer = store.Checkpointer{Store: a.db, MaxBytes: int(cfg.Store.MaxExecutionBytes)}
+	capEngineOpts.Checkpointer = checkpoint.Stored{Store: a.db, MaxBytes: int(cfg.Store.MaxExecutionBytes)}
 	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry},
 		Env:     func(p *account.Principal) *op.Environment { return runner.Environment(execution.Account(p)) },
 		Durable: engine.New(capEngineOpts), Nested: nested, Audit: auditPolicy, Logger: log.With("component", "a2s")})

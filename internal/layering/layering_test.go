@@ -1,9 +1,11 @@
 package layering_test
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +36,10 @@ var rules = []rule{
 		"the engine runs plans; wiring belongs to cmd, cli and gateway"},
 	{"internal/validate", []string{"internal/gateway", "internal/cli", "internal/engine"},
 		"validation is independent of how work runs"},
+	{"internal/store", []string{"internal/engine", "internal/op", "internal/ratelimit", "internal/gateway", "internal/cli"},
+		"the store keeps rows and knows nothing of what runs on them; the adapters to the engine, operations and " +
+			"rate limits live with their users (internal/checkpoint, internal/storage, the gateway), so that any of " +
+			"them may build on the store without a cycle"},
 	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
 }
 
@@ -113,11 +119,12 @@ func scan(t *testing.T) []pkgImports {
 }
 
 // violation reports whether package dir from may not import target, and why.
-// A rule's from matches the package and its sub-packages; a forbidden entry ending
-// in "/" matches only sub-packages, otherwise the package and its sub-packages.
+// A rule's from matches the package and its sub-packages (internal/store, not
+// internal/storage); a forbidden entry ending in "/" matches only sub-packages,
+// otherwise the package and its sub-packages.
 func violation(from, target string) (string, bool) {
 	for _, r := range rules {
-		if !strings.HasPrefix(from, r.from) {
+		if from != r.from && !strings.HasPrefix(from, strings.TrimSuffix(r.from, "/")+"/") {
 			continue
 		}
 		for _, f := range r.forbidden {
@@ -151,17 +158,58 @@ func TestProtocolPackagesArePureCodecs(t *testing.T) {
 	}
 }
 
-func TestInternalLayering(t *testing.T) {
-	for _, p := range scan(t) {
+// importGraph is the module's non-test import graph: package dir -> the
+// module packages it imports (module-relative) -> the file that imports each.
+func importGraph(pkgs []pkgImports) map[string]map[string]string {
+	graph := map[string]map[string]string{}
+	for _, p := range pkgs {
+		graph[p.dir] = map[string]string{}
 		for imp, file := range p.imports {
-			if !strings.HasPrefix(imp, module+"/") {
-				continue
+			if strings.HasPrefix(imp, module+"/") {
+				graph[p.dir][strings.TrimPrefix(imp, module+"/")] = file
 			}
-			target := strings.TrimPrefix(imp, module+"/")
-			if why, bad := violation(p.dir, target); bad {
-				t.Errorf("%s imports %s: %s", file, imp, why)
+		}
+	}
+	return graph
+}
+
+// violations lists the rules graph breaks. A package breaks a rule by
+// importing a forbidden package directly or through others, since it then
+// depends on it all the same; the chain reported is a shortest one.
+func violations(graph map[string]map[string]string) []string {
+	var out []string
+	for _, from := range slices.Sorted(maps.Keys(graph)) {
+		via := map[string]string{from: ""} // package -> the one importing it on the way
+		for queue := []string{from}; len(queue) > 0; queue = queue[1:] {
+			for _, next := range slices.Sorted(maps.Keys(graph[queue[0]])) {
+				if _, seen := via[next]; seen {
+					continue
+				}
+				via[next] = queue[0]
+				queue = append(queue, next)
+				if why, bad := violation(from, next); bad {
+					chain := []string{next}
+					for p := queue[0]; p != from; p = via[p] {
+						chain = append(chain, p)
+					}
+					slices.Reverse(chain)
+					out = append(out, fmt.Sprintf("%s imports %s: %s", graph[from][chain[0]], strings.Join(chain, " -> "), why))
+				}
 			}
-			if (strings.HasPrefix(target, "internal/cli") || strings.HasPrefix(target, "internal/gateway")) &&
+		}
+	}
+	return out
+}
+
+func TestInternalLayering(t *testing.T) {
+	pkgs := scan(t)
+	for _, v := range violations(importGraph(pkgs)) {
+		t.Error(v)
+	}
+	for _, p := range pkgs {
+		for imp, file := range p.imports {
+			target, ours := strings.CutPrefix(imp, module+"/")
+			if ours && (strings.HasPrefix(target, "internal/cli") || strings.HasPrefix(target, "internal/gateway")) &&
 				!slices.ContainsFunc(wiring, func(w string) bool { return strings.HasPrefix(p.dir, w) }) {
 				t.Errorf("%s imports %s: only cmd, cli and gateway wire everything together", file, imp)
 			}
@@ -179,7 +227,8 @@ func TestNoGrabBagPackages(t *testing.T) {
 }
 
 // TestRulesCatchViolations proves the checks can fail: a synthetic import of the
-// engine from an operation must be reported by the same matching logic.
+// engine from an operation, or of rate limits from the store through other
+// packages, must be reported by the same matching logic.
 func TestRulesCatchViolations(t *testing.T) {
 	violates := func(from, target string) bool { _, bad := violation(from, target); return bad }
 	cases := []struct {
@@ -193,11 +242,33 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"internal/engine", "internal/op", false},
 		{"internal/validate", "internal/engine", true},
 		{"internal/cache", "cmd/sluice", true},
+		{"internal/store", "internal/engine", true},
+		{"internal/store/sqlite", "internal/ratelimit", true},
+		{"internal/store/keyguard", "internal/op", true},
+		{"internal/store", "internal/cli", true},
+		{"internal/storage", "internal/op", false},
+		{"internal/checkpoint", "internal/engine", false},
 	}
 	for _, c := range cases {
 		if got := violates(c.from, c.target); got != c.want {
 			t.Errorf("violates(%s -> %s) = %v, want %v", c.from, c.target, got, c.want)
 		}
+	}
+	// A forbidden package reached through others is reported, with the chain.
+	graph := map[string]map[string]string{
+		"internal/store/sqlite": {"internal/store": "internal/store/sqlite/db.go"},
+		"internal/store":        {"internal/policy": "internal/store/store.go"},
+		"internal/policy":       {"internal/config": "internal/policy/key.go"},
+		"internal/config":       {"internal/ratelimit": "internal/config/config.go"},
+		"internal/ratelimit":    {},
+	}
+	why, _ := violation("internal/store", "internal/ratelimit")
+	want := []string{
+		"internal/store/store.go imports internal/policy -> internal/config -> internal/ratelimit: " + why,
+		"internal/store/sqlite/db.go imports internal/store -> internal/policy -> internal/config -> internal/ratelimit: " + why,
+	}
+	if got := violations(graph); !slices.Equal(got, want) {
+		t.Errorf("violations through other packages:\n got %q\nwant %q", got, want)
 	}
 	if !isStdlib("encoding/json") || isStdlib("github.com/x/y") {
 		t.Error("isStdlib misclassifies")

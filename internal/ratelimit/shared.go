@@ -28,7 +28,7 @@ import (
 // store fail on their own with 503 meanwhile.
 
 // Shared keeps counts that several processes enforce together; the store
-// implements it (store.SharedRateLimits). Calls are atomic across processes.
+// implements it (the gateway adapts store.SharedLimits). Calls are atomic across processes.
 type Shared interface {
 	// Count adds c.N calls to every window (and the bucket) when each
 	// window with a limit stays within it and the bucket has c.N tokens,

@@ -2,7 +2,6 @@ package storage_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -11,9 +10,7 @@ import (
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/storage"
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/store/postgres"
-	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
-	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/store/storetest"
 )
 
 var _ op.Storage = (*storage.Stored)(nil)
@@ -22,21 +19,8 @@ var _ op.Storage = (*storage.Stored)(nil)
 // SLUICE_TEST_POSTGRES is set), each with accounts a and b, on clk.
 func storesOn(t *testing.T, clk clock.Clock) map[string]store.Store {
 	t.Helper()
-	out := map[string]store.Store{}
-	lite, err := sqlite.Open(ctx, sqlite.Options{Dir: t.TempDir(), Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out["sqlite"] = lite
-	if os.Getenv(pgtest.Env) != "" {
-		pg, err := postgres.Open(ctx, postgres.Options{DSN: pgtest.NewDatabase(t), Clock: clk})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out["postgres"] = pg
-	}
+	out := storetest.Backends(t, clk)
 	for _, s := range out {
-		t.Cleanup(func() { s.Close() })
 		for _, id := range []string{"a", "b"} {
 			if _, err := s.CreateAccount(ctx, store.Account{ID: id, Name: id}); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/storage/storekey"
+	"github.com/sluicehq/sluice/protocol/a2e"
 )
 
 // The checks below are shared by every implementation so that they refuse the
@@ -374,6 +376,17 @@ func CheckKV(accountID, key string, value json.RawMessage, withValue bool) error
 	}
 	if withValue {
 		return CheckJSON("value", value, MaxKVValueBytes, true)
+	}
+	return nil
+}
+
+// checkStorageKey applies the storage key rule that StoreData, LoadData and
+// the other storages share.
+func checkStorageKey(key string) error {
+	if err := storekey.Check(key); err != nil {
+		return fault.Typed(fault.Invalid, fault.DataError, "invalid %s key: %s", a2e.StorageLocal, err.Error()).
+			WithDetail("storage", a2e.StorageLocal).WithDetail("key", truncate(key)).
+			WithSuggestions("Keys are relative names such as results or reports/2026-01, without '..' or a leading '/'")
 	}
 	return nil
 }

@@ -271,7 +271,7 @@ type Executions interface {
 }
 
 // Checkpoints keeps the latest checkpoint of each execution (the engine's JSON;
-// see Checkpointer for the engine.Checkpointer adapter).
+// internal/checkpoint adapts it to engine.Checkpointer).
 type Checkpoints interface {
 	// SaveCheckpoint replaces the execution's checkpoint. An unknown execution
 	// is NotFound.

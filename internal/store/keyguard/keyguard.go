@@ -22,7 +22,6 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/vault"
 )
 
 // Setting names in store.Settings.
@@ -34,6 +33,16 @@ const (
 // probeAccount is the account named in the probe's record; no such account
 // exists (ids cannot hold '/'), so the probe can never authenticate.
 const probeAccount = "keyguard/probe"
+
+// MasterKeys are the ids of this process's vault master keys (a
+// *vault.Keyring): only ids, so that the store's packages need not import the
+// vault, which knows operations.
+type MasterKeys interface {
+	// CurrentID is the id of the key that seals from now on.
+	CurrentID() string
+	// IDs are the ids of every key the process can open with.
+	IDs() []string
+}
 
 type probe struct {
 	Key  string `json:"key"`
@@ -47,7 +56,7 @@ type probe struct {
 // keys, the claim moves to the current key (gateways not yet given the new
 // key are then refused at their next start, as they could not open what the
 // rotated ones seal).
-func Check(ctx context.Context, s store.Settings, ring *vault.Keyring, pepper policy.Pepper, clk clock.Clock, log *slog.Logger) error {
+func Check(ctx context.Context, s store.Settings, ring MasterKeys, pepper policy.Pepper, clk clock.Clock, log *slog.Logger) error {
 	if clk == nil {
 		clk = clock.Real{}
 	}
@@ -60,7 +69,7 @@ func Check(ctx context.Context, s store.Settings, ring *vault.Keyring, pepper po
 	return checkMasterKey(ctx, s, ring, log)
 }
 
-func checkMasterKey(ctx context.Context, s store.Settings, ring *vault.Keyring, log *slog.Logger) error {
+func checkMasterKey(ctx context.Context, s store.Settings, ring MasterKeys, log *slog.Logger) error {
 	current := ring.CurrentID()
 	stored, err := s.ClaimSetting(ctx, MasterKeySetting, []byte(current))
 	if err != nil {

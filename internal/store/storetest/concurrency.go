@@ -7,67 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/protocol/a2e"
 )
-
-func testLocalStorageAdapter(t *testing.T, s store.Store) {
-	mkAccount(t, s, "alice")
-	mkAccount(t, s, "bob")
-	var ls op.Storage = store.LocalStorage{KV: s}
-	area := func(acct string) op.Area { return op.Area{Storage: a2e.StorageLocal, Account: acct} }
-	value := map[string]any{"n": 1.5, "list": []any{"a", true, nil}}
-	must(t, ls.Put(ctx, area("alice"), "cfg/main", value))
-	got, ok, err := ls.Get(ctx, area("alice"), "cfg/main")
-	must(t, err)
-	if !ok || fmt.Sprint(got) != fmt.Sprint(value) {
-		t.Fatalf("got %v %v", got, ok)
-	}
-	if _, ok, _ := ls.Get(ctx, area("bob"), "cfg/main"); ok {
-		t.Fatal("bob reads alice's value")
-	}
-	if _, ok, err := ls.Get(ctx, area("alice"), "nope"); ok || err != nil {
-		t.Fatalf("missing key: %v %v", ok, err)
-	}
-	// The storage key rule of StoreData applies, with a DataError.
-	err = ls.Put(ctx, area("alice"), "../escape", 1)
-	wantKind(t, err, fault.Invalid, "escaping key")
-	if fe := fault.From(err); fe.SpecType() != fault.DataError {
-		t.Errorf("spec type %s, want DataError", fe.SpecType())
-	}
-	err = ls.Put(ctx, op.Area{Storage: a2e.StorageSession, Account: "alice", SessionID: "s"}, "k", 1)
-	if err == nil {
-		t.Fatal("sessionStorage accepted by the localStorage adapter")
-	}
-	if err := ls.Put(ctx, area(""), "k", 1); err == nil {
-		t.Fatal("no account accepted")
-	}
-	wantKind(t, ls.Put(ctx, area("alice"), "k", func() {}), fault.Invalid, "a value that is not JSON")
-}
-
-func testCheckpointerAdapter(t *testing.T, s store.Store) {
-	mkAccount(t, s, "alice")
-	_, _, err := s.CreateExecution(ctx, mkExecution("ex-1", "alice"))
-	must(t, err)
-	var cpr engine.Checkpointer = store.Checkpointer{Store: s}
-	_, err = cpr.Load(ctx, "ex-1")
-	wantKind(t, err, fault.NotFound, "no checkpoint")
-	cp := &engine.Checkpoint{Version: engine.CheckpointVersion, ExecutionID: "ex-1", Account: "alice", Status: engine.StatusRunning,
-		Workflow: map[string]any{"users": []any{"a", "b"}}, Results: map[string]any{"op1": 2.0}, Finished: []string{"0"},
-		BudgetMs: 30000, ElapsedMs: 12, StartedAt: time.Date(2026, 11, 23, 1, 2, 3, 4000, time.UTC)}
-	must(t, cpr.Save(ctx, cp))
-	cp.Finished = append(cp.Finished, "1") // the engine reuses its values: Save must have copied
-	back, err := cpr.Load(ctx, "ex-1")
-	must(t, err)
-	if back.ExecutionID != "ex-1" || len(back.Finished) != 1 || back.Results["op1"] != 2.0 ||
-		fmt.Sprint(back.Workflow["users"]) != "[a b]" || !back.StartedAt.Equal(cp.StartedAt) || back.Status != engine.StatusRunning {
-		t.Fatalf("loaded %+v", back)
-	}
-	wantKind(t, cpr.Save(ctx, &engine.Checkpoint{ExecutionID: "ex-none"}), fault.NotFound, "checkpoint of a missing execution")
-}
 
 // testConcurrentWriters has many goroutines write at once (what group commit
 // batches) and checks that every acknowledged write is there and that

@@ -55,8 +55,6 @@ func Run(t *testing.T, open Opener) {
 		{"Capabilities", testCapabilities}, {"CapabilityScoping", testCapabilityScoping}, {"CapabilityBounds", testCapabilityBounds},
 		{"TakeRate", testTakeRate}, {"TakeRateConcurrent", testTakeRateConcurrent}, {"Slots", testSlots},
 		{"Values", testValues}, {"ValuesBound", testValuesBound}, {"Settings", testSettings},
-		{"LocalStorageAdapter", testLocalStorageAdapter},
-		{"CheckpointerAdapter", testCheckpointerAdapter},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentIdempotency", testConcurrentIdempotency},
 		{"MixedFailures", testMixedFailures},

@@ -1,50 +1,25 @@
-package store_test
+package gateway
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/ratelimit"
-	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/store/postgres"
-	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
-	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/store/storetest"
 )
-
-// stores opens each store the shared rate limits can run on: SQLite always,
-// PostgreSQL when SLUICE_TEST_POSTGRES is set.
-func stores(t *testing.T) map[string]store.Store {
-	t.Helper()
-	out := map[string]store.Store{}
-	lite, err := sqlite.Open(context.Background(), sqlite.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lite.Close() })
-	out["sqlite"] = lite
-	if os.Getenv(pgtest.Env) != "" {
-		pg, err := postgres.Open(context.Background(), postgres.Options{DSN: pgtest.NewDatabase(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pg.Close() })
-		out["postgres"] = pg
-	}
-	return out
-}
 
 // Through the adapter, limiters on one store decide as one process would
 // (compared call by call with a MemoryShared), and two of them enforce one
 // limit between them under concurrency.
 func TestSharedRateLimitsOnStores(t *testing.T) {
-	for name, st := range stores(t) {
+	for name, st := range storetest.Backends(t, nil) {
 		t.Run(name, func(t *testing.T) {
 			t0 := time.Date(2026, 11, 23, 10, 0, 15, 0, time.UTC)
 			clk := clock.NewFake(t0)
@@ -57,7 +32,7 @@ func TestSharedRateLimitsOnStores(t *testing.T) {
 				return lim
 			}
 			ref := open(ratelimit.NewMemoryShared())
-			a, b := open(store.SharedRateLimits{Limits: st}), open(store.SharedRateLimits{Limits: st})
+			a, b := open(sharedRateLimits{limits: st}), open(sharedRateLimits{limits: st})
 			l := ratelimit.Limits{RequestsPerMinute: 7, RequestsPerHour: 20, APICallsPerMinute: 3}
 			r := rand.New(rand.NewPCG(1, 2))
 			for i := range 300 {
@@ -114,8 +89,8 @@ func TestSharedRateLimitsOnStores(t *testing.T) {
 // count in the store. "hot" is one account from every goroutine (its calls
 // serialise on the account's lock), "spread" an account per goroutine.
 func BenchmarkSharedAllow(b *testing.B) {
-	for name, st := range benchStores(b) {
-		lim, err := ratelimit.Open(context.Background(), ratelimit.Options{Shared: store.SharedRateLimits{Limits: st}, FlushInterval: -1})
+	for name, st := range storetest.Backends(b, nil) {
+		lim, err := ratelimit.Open(context.Background(), ratelimit.Options{Shared: sharedRateLimits{limits: st}, FlushInterval: -1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -141,21 +116,9 @@ func BenchmarkSharedAllow(b *testing.B) {
 	}
 }
 
-func benchStores(b *testing.B) map[string]store.Store {
-	out := map[string]store.Store{}
-	lite, err := sqlite.Open(context.Background(), sqlite.Options{Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
+// The configuration's default rate limits are the limiter's.
+func TestConfiguredRateLimitsAreTheLimiters(t *testing.T) {
+	if got := defaultRateLimits(config.Defaults().RateLimits); got != ratelimit.DefaultLimits() {
+		t.Fatalf("config and ratelimit disagree on the defaults: %+v vs %+v", got, ratelimit.DefaultLimits())
 	}
-	b.Cleanup(func() { lite.Close() })
-	out["sqlite"] = lite
-	if os.Getenv(pgtest.Env) != "" {
-		pg, err := postgres.Open(context.Background(), postgres.Options{DSN: pgtest.NewDatabase(b), MaxConns: 32})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { pg.Close() })
-		out["postgres"] = pg
-	}
-	return out
 }

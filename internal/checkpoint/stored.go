@@ -1,4 +1,7 @@
-package store
+// Package checkpoint keeps the engine's checkpoints in the store. It sits
+// outside internal/store so that the store holds rows and knows nothing of
+// the engine (internal/layering checks that).
+package checkpoint
 
 import (
 	"context"
@@ -6,36 +9,37 @@ import (
 
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
 )
 
-// Checkpointer adapts Checkpoints to engine.Checkpointer: the engine's
+// Stored adapts store.Checkpoints to engine.Checkpointer: the engine's
 // checkpoints are kept as their JSON, one (the latest) per execution.
-type Checkpointer struct {
-	Store Checkpoints
-	// MaxBytes is the stored limit of a checkpoint (ExecutionLimit: 0 or
-	// more than MaxExecutionBytes is the ceiling). A checkpoint over it is
-	// refused with OverStoredLimit before the store is asked.
+type Stored struct {
+	Store store.Checkpoints
+	// MaxBytes is the stored limit of a checkpoint (store.ExecutionLimit: 0
+	// or more than store.MaxExecutionBytes is the ceiling). A checkpoint over
+	// it is refused with store.OverStoredLimit before the store is asked.
 	MaxBytes int
 }
 
-var _ engine.Checkpointer = Checkpointer{}
+var _ engine.Checkpointer = Stored{}
 
 // Save serialises cp (the engine reuses its values afterwards) and stores it;
 // one over the stored limit is a TooLarge error, which the engine takes as
 // permanent (engine.Checkpointer).
-func (c Checkpointer) Save(ctx context.Context, cp *engine.Checkpoint) error {
+func (c Stored) Save(ctx context.Context, cp *engine.Checkpoint) error {
 	data, err := json.Marshal(cp)
 	if err != nil {
 		return fault.New(fault.Internal, "checkpoint of execution %q is not serialisable", cp.ExecutionID).WithCause(err)
 	}
-	if limit := ExecutionLimit(c.MaxBytes); len(data) > limit {
-		return OverStoredLimit("state", cp.ExecutionID, len(data), limit)
+	if limit := store.ExecutionLimit(c.MaxBytes); len(data) > limit {
+		return store.OverStoredLimit("state", cp.ExecutionID, len(data), limit)
 	}
 	return c.Store.SaveCheckpoint(ctx, cp.ExecutionID, data)
 }
 
 // Load returns the latest checkpoint; NotFound when there is none.
-func (c Checkpointer) Load(ctx context.Context, executionID string) (*engine.Checkpoint, error) {
+func (c Stored) Load(ctx context.Context, executionID string) (*engine.Checkpoint, error) {
 	data, err := c.Store.LoadCheckpoint(ctx, executionID)
 	if err != nil {
 		return nil, err
