@@ -233,6 +233,15 @@ func CheckExecutionQuery(q ExecutionQuery) (int, error) {
 	if err := checkKindOrEmpty(q.Kind); err != nil {
 		return 0, err
 	}
+	for _, k := range q.Kinds {
+		if k == "" {
+			return 0, invalid("kinds", "an empty kind is not a kind of execution").
+				WithSuggestions("Use one of " + strings.Join(Kinds, ", "))
+		}
+		if err := checkKindOrEmpty(k); err != nil {
+			return 0, err
+		}
+	}
 	return PageLimit(q.Limit)
 }
 

@@ -230,6 +230,13 @@ type Execution struct {
 type ExecutionQuery struct {
 	Status []Status // any of these; empty: all
 	Kind   string   // only this kind; empty: all
+	// Kinds: any of these kinds (the run API's kind filter, a list); empty:
+	// all. With Kind, a record must match both.
+	Kinds []string
+	// AllAccounts lists every account's executions and ignores the account
+	// ListExecutions is given: an admin's listing of runs (internal/runs,
+	// which makes the admin check). Nothing else sets it.
+	AllAccounts bool
 	Page
 }
 

@@ -162,11 +162,15 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	if err != nil {
 		return nil, "", err
 	}
-	if !storable(accountID) {
-		return nil, "", nil
+	var args []any
+	query := `SELECT ` + execSummaryCols + ` FROM executions WHERE TRUE`
+	if !q.AllAccounts {
+		if !storable(accountID) {
+			return nil, "", nil
+		}
+		args = append(args, accountID)
+		query += fmt.Sprintf(` AND account_id = $%d`, len(args))
 	}
-	args := []any{accountID}
-	query := `SELECT ` + execSummaryCols + ` FROM executions WHERE account_id = $1`
 	if before > 0 {
 		args = append(args, before)
 		query += fmt.Sprintf(` AND seq < $%d`, len(args))
@@ -174,6 +178,10 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	if q.Kind != "" {
 		args = append(args, q.Kind)
 		query += fmt.Sprintf(` AND kind = $%d`, len(args))
+	}
+	if len(q.Kinds) > 0 {
+		args = append(args, q.Kinds)
+		query += fmt.Sprintf(` AND kind = ANY($%d)`, len(args))
 	}
 	if len(q.Status) > 0 {
 		statuses := make([]string, len(q.Status))

@@ -145,11 +145,21 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	if err != nil {
 		return nil, "", err
 	}
-	args := []any{accountID, before, before}
-	query := `SELECT ` + execSummaryCols + ` FROM executions WHERE account_id = ? AND (? = 0 OR seq < ?)`
+	args := []any{before, before}
+	query := `SELECT ` + execSummaryCols + ` FROM executions WHERE (? = 0 OR seq < ?)`
+	if !q.AllAccounts {
+		query += ` AND account_id = ?`
+		args = append(args, accountID)
+	}
 	if q.Kind != "" {
 		query += ` AND kind = ?`
 		args = append(args, q.Kind)
+	}
+	if len(q.Kinds) > 0 {
+		query += ` AND kind IN (?` + strings.Repeat(`, ?`, len(q.Kinds)-1) + `)`
+		for _, k := range q.Kinds {
+			args = append(args, k)
+		}
 	}
 	if len(q.Status) > 0 {
 		query += ` AND status IN (?` + strings.Repeat(`, ?`, len(q.Status)-1) + `)`

@@ -40,7 +40,7 @@ func Run(t *testing.T, open Opener) {
 		{"ExecutionUnfinished", testExecutionUnfinished},
 		{"ExecutionBounds", testExecutionBounds},
 		{"ExecutionKinds", testExecutionKinds}, {"ExecutionKindPaging", testExecutionKindPaging},
-		{"UnfinishedByKind", testUnfinishedByKind},
+		{"UnfinishedByKind", testUnfinishedByKind}, {"ExecutionListsOfRuns", testExecutionListsOfRuns},
 		{"Checkpoints", testCheckpoints},
 		{"Events", testEvents},
 		{"Audit", testAudit},
