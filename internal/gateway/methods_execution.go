@@ -2,10 +2,8 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/sluicehq/sluice/internal/execution"
-	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -61,20 +59,7 @@ func (s *Server) executionCancel(ctx context.Context, c *Call, a args, w *e2a.St
 // final frame of this call says how the stream ended.
 func (s *Server) executionEvents(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
 	id := a.String("execution_id")
-	after := int64(a.Int("after"))
-	var sent, last int64
-	var final bool
-	err := s.svc.Executions.Follow(ctx, c.Principal, id, after, func(f execution.Frame) error {
-		sent, last, final = sent+1, f.Seq, f.Final
-		var frame map[string]any
-		if err := json.Unmarshal(f.Data, &frame); err != nil {
-			return fault.New(fault.Internal, "stored frame %d of %s is unreadable", f.Seq, id).WithCause(err)
-		}
-		return w.Write(&e2a.Response{Kind: e2a.KindChunk, Status: e2a.StatusInProgress,
-			Body: map[string]any{"delta_kind": e2a.DeltaCustom, "delta": frame, "seq": f.Seq}})
+	return streamFrames(w, "execution_id", id, func(send func(execution.Frame) error) error {
+		return s.svc.Executions.Follow(ctx, c.Principal, id, int64(a.Int("after")), send)
 	})
-	if err != nil {
-		return err
-	}
-	return w.Complete(map[string]any{"execution_id": id, "frames": sent, "last_seq": last, "ended": final})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/runs"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/vault"
@@ -99,6 +100,7 @@ type Services struct {
 type Server struct {
 	cfg        Config
 	svc        Services
+	runs       *runs.Service // the run.* methods' service, over svc's
 	dispatcher *Dispatcher
 	metrics    *metrics
 	sessions   *session.Registry // message types of A2E sessions
@@ -123,7 +125,8 @@ func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, lo
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), sessions: session.NewRegistry()}
+	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), sessions: session.NewRegistry(),
+		runs: newRuns(svc)}
 	sc := s.cfg.Session.withDefaults()
 	s.preAuth = newPreAuthSlots(sc.MaxUnauthenticated, sc.MaxUnauthenticatedPerAddress)
 	s.sessionsCtx, s.stopSessions = context.WithCancel(context.Background())

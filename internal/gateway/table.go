@@ -38,6 +38,12 @@ const (
 	MethodAgentWorkflowCancel = "agent.workflow.cancel"
 	MethodAgentWorkflowList   = "agent.workflow.list"
 
+	// The one run API over every kind of run (internal/runs).
+	MethodRunList   = "run.list"
+	MethodRunGet    = "run.get"
+	MethodRunCancel = "run.cancel"
+	MethodRunEvents = "run.events"
+
 	MethodCapabilityGet    = "capability.get"
 	MethodCapabilityCancel = "capability.cancel"
 
@@ -175,6 +181,24 @@ var methodTable = []methodSpec{
 		rest:   []restRoute{{verb: http.MethodGet, pattern: "/api/v1/executions/{id}/events", sse: true}},
 		params: append(executionIDParams[:len(executionIDParams):len(executionIDParams)], integer("after", 0, 0, 1<<30)),
 		handle: (*Server).executionEvents},
+
+	// Runs of every kind (A2E executions, capability runs, agent workflow
+	// runs) as one family; the routes above and the kinds' own stay as
+	// they are. account is an admin's: another account's runs, or "*".
+	{name: MethodRunList, access: accessAccount,
+		rest:   []restRoute{get("/api/v1/runs")},
+		params: append(pageParams(50, store.MaxPageSize), strs("kind"), strs("status"), str("account")),
+		handle: (*Server).runList},
+	{name: MethodRunGet, access: accessAccount,
+		rest: []restRoute{get("/api/v1/runs/{id}")}, params: runIDParams,
+		handle: (*Server).runGet},
+	{name: MethodRunCancel, access: accessAccount,
+		rest: []restRoute{post("/api/v1/runs/{id}/cancel")}, params: runIDParams,
+		handle: (*Server).runCancel},
+	{name: MethodRunEvents, access: accessAccount, streams: true,
+		rest:   []restRoute{{verb: http.MethodGet, pattern: "/api/v1/runs/{id}/events", sse: true}},
+		params: append(runIDParams[:len(runIDParams):len(runIDParams)], integer("after", 0, 0, 1<<30)),
+		handle: (*Server).runEvents},
 
 	// Session calls; a session's tool/list and tool/call become these.
 	{name: e2a.MethodToolList, access: accessAccount,
