@@ -243,6 +243,27 @@ func isFinalFrame(data []byte) bool {
 // frames (a synchronous one), built from its record: sequence 0, e2a.complete
 // with the stored execute response.
 func (m *Manager) sendRecorded(e store.Execution, send func(Frame) error) error {
+	result := any(json.RawMessage(e.Result))
+	if len(e.Result) == 0 {
+		result = viewOf(e)
+	}
+	frame, err := RecordedFrame(e, e2a.MethodWorkflowExecute, result)
+	if err != nil {
+		return err
+	}
+	return send(Frame{Seq: 1, Data: frame, Final: true})
+}
+
+// RecordedFrame encodes the one frame of a finished run e that stored no
+// frames (internal/runs sends it for the kinds that store none): the
+// e2a.complete answering the request that started it (request_id the run's
+// id, method the one that started it, user the account), stamped when the
+// run finished, whose result is the run as its record says.
+func RecordedFrame(e store.Execution, method string, result any) ([]byte, error) {
+	at := e.CreatedAt
+	if e.FinishedAt != nil {
+		at = *e.FinishedAt
+	}
 	var frame []byte
 	sink := e2a.SinkFunc(func(r *e2a.Response) error {
 		b, err := e2a.AppendResponse(nil, r)
@@ -250,21 +271,13 @@ func (m *Manager) sendRecorded(e store.Execution, send func(Frame) error) error 
 		return err
 	})
 	env := e2a.NewEnvelope()
-	env.RequestID, env.Method, env.UserID = e.ID, e2a.MethodWorkflowExecute, e.AccountID
-	at := e.CreatedAt
-	if e.FinishedAt != nil {
-		at = *e.FinishedAt
-	}
+	env.RequestID, env.Method, env.UserID = e.ID, method, e.AccountID
 	w, err := e2a.NewStreamWriter(env, sink, e2a.StreamOptions{Now: func() time.Time { return at }})
 	if err != nil {
-		return err
-	}
-	result := any(json.RawMessage(e.Result))
-	if len(e.Result) == 0 {
-		result = viewOf(e)
+		return nil, err
 	}
 	if err := w.Complete(result); err != nil {
-		return err
+		return nil, err
 	}
-	return send(Frame{Seq: 1, Data: frame, Final: true})
+	return frame, nil
 }

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -341,10 +342,20 @@ func readSSENoFatal(url, key, path string) ([]sseEvent, string) {
 		return nil, ""
 	}
 	defer resp.Body.Close()
+	out, end, err := parseSSE(resp.Body)
+	if err != nil {
+		return nil, ""
+	}
+	return out, end
+}
+
+// parseSSE reads an event stream to its end event: the frames before it and
+// the end's data ("" when the stream stopped without one).
+func parseSSE(r io.Reader) ([]sseEvent, string, error) {
 	var out []sseEvent
 	var cur sseEvent
 	var event string
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
@@ -355,16 +366,16 @@ func readSSENoFatal(url, key, path string) ([]sseEvent, string) {
 			event = line[7:]
 		case strings.HasPrefix(line, "data: "):
 			if event == "end" || event == "error" {
-				return out, line[6:]
+				return out, line[6:], nil
 			}
-			if json.Unmarshal([]byte(line[6:]), &cur.frame) != nil {
-				return nil, ""
+			if err := json.Unmarshal([]byte(line[6:]), &cur.frame); err != nil {
+				return nil, "", err
 			}
 			out = append(out, cur)
 			cur = sseEvent{}
 		}
 	}
-	return out, ""
+	return out, "", nil
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -193,30 +192,11 @@ func readSSEFrom(t *testing.T, url, key, path, lastID string) ([]sseEvent, strin
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	var out []sseEvent
-	var cur sseEvent
-	var event string
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "id: "):
-			cur.id = line[4:]
-		case strings.HasPrefix(line, "event: "):
-			event = line[7:]
-		case strings.HasPrefix(line, "data: "):
-			if event == "end" || event == "error" {
-				return out, line[6:]
-			}
-			if err := json.Unmarshal([]byte(line[6:]), &cur.frame); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, cur)
-			cur = sseEvent{}
-		}
+	out, end, err := parseSSE(resp.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out, ""
+	return out, end
 }
 
 func TestExecutionsAreScopedToTheirAccount(t *testing.T) {

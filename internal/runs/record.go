@@ -54,11 +54,7 @@ func (r recordFrames) follow(ctx context.Context, p *account.Principal, id strin
 			if err != nil {
 				return err
 			}
-			at := e.CreatedAt
-			if e.FinishedAt != nil {
-				at = *e.FinishedAt
-			}
-			frame, err := finalFrame(id, r.method, e.AccountID, at, v)
+			frame, err := execution.RecordedFrame(e, r.method, v)
 			if err != nil {
 				return err
 			}
@@ -70,27 +66,6 @@ func (r recordFrames) follow(ctx context.Context, p *account.Principal, id strin
 		case <-t.C:
 		}
 	}
-}
-
-// finalFrame encodes the e2a complete frame of a finished run: its request
-// is the run (request_id the run id), its body the run's view.
-func finalFrame(runID, method, accountID string, at time.Time, view any) ([]byte, error) {
-	var frame []byte
-	sink := e2a.SinkFunc(func(r *e2a.Response) error {
-		b, err := e2a.AppendResponse(nil, r)
-		frame = b
-		return err
-	})
-	env := e2a.NewEnvelope()
-	env.RequestID, env.Method, env.UserID = runID, method, accountID
-	w, err := e2a.NewStreamWriter(env, sink, e2a.StreamOptions{Now: func() time.Time { return at }})
-	if err != nil {
-		return nil, err
-	}
-	if err := w.Complete(view); err != nil {
-		return nil, err
-	}
-	return frame, nil
 }
 
 // recordReader reads a run's record (store.Executions has it).

@@ -36,24 +36,11 @@ func testExecutionListsOfRuns(t *testing.T, s store.Store) {
 	}
 	list := func(account string, q store.ExecutionQuery) (ids []string, sizes []int) {
 		t.Helper()
-		for pages := 0; ; pages++ {
-			if pages > 30 {
-				t.Fatal("paging does not end")
+		return pageThrough(t, s, account, q, func(e store.Execution) {
+			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
+				t.Fatalf("a list of kinds %v gave %+v", q.Kinds, e)
 			}
-			page, next, err := s.ListExecutions(ctx, account, q)
-			must(t, err)
-			for _, e := range page {
-				if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
-					t.Fatalf("a list of kinds %v gave %+v", q.Kinds, e)
-				}
-				ids = append(ids, e.ID)
-			}
-			sizes = append(sizes, len(page))
-			if next == "" {
-				return ids, sizes
-			}
-			q.Cursor = next
-		}
+		})
 	}
 	full := func(what string, sizes []int, limit int) {
 		t.Helper()
@@ -92,5 +79,27 @@ func testExecutionListsOfRuns(t *testing.T, s store.Store) {
 	for _, bad := range [][]string{{"a2x"}, {store.KindA2E, ""}} {
 		_, _, err := s.ListExecutions(ctx, "alice", store.ExecutionQuery{Kinds: bad})
 		wantKind(t, err, fault.Invalid, fmt.Sprintf("a list of kinds %q", bad))
+	}
+}
+
+// pageThrough lists account's executions from q's first page to the last,
+// checking each record listed: their ids in order, and each page's size.
+func pageThrough(t *testing.T, s store.Store, account string, q store.ExecutionQuery, check func(store.Execution)) (ids []string, sizes []int) {
+	t.Helper()
+	for pages := 0; ; pages++ {
+		if pages > 30 {
+			t.Fatal("paging does not end")
+		}
+		page, next, err := s.ListExecutions(ctx, account, q)
+		must(t, err)
+		for _, e := range page {
+			check(e)
+			ids = append(ids, e.ID)
+		}
+		sizes = append(sizes, len(page))
+		if next == "" {
+			return ids, sizes
+		}
+		q.Cursor = next
 	}
 }
