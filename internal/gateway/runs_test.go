@@ -326,6 +326,17 @@ func TestRunsOverE2A(t *testing.T) {
 	if result["kind"] != "a2s" || result["status"] != "waiting" || result["detail"] == nil {
 		t.Fatalf("run.get: %v", result)
 	}
+	// run.events streams the run's frames as chunks, then says how it ended.
+	status, frames = postEnvelope(t, f.s, f.key, map[string]any{"request_id": "runs-4", "method": "run.events",
+		"params": map[string]any{"run_id": f.doneFlow}})
+	if status != http.StatusOK || len(frames) != 2 || frames[0].Kind != e2a.KindChunk || frames[1].Kind != e2a.KindComplete {
+		t.Fatalf("run.events: %d %v", status, frames)
+	}
+	delta, _ := frames[0].Body["delta"].(map[string]any)
+	end, _ := frames[1].Body["result"].(map[string]any)
+	if delta["is_final"] != true || delta["request_id"] != f.doneFlow || end["ended"] != true || end["run_id"] != f.doneFlow {
+		t.Fatalf("run.events: %v then %v", frames[0].Body, frames[1].Body)
+	}
 	if status, _ := postEnvelope(t, f.s, f.key, map[string]any{"request_id": "runs-3", "method": "run.list",
 		"params": map[string]any{"kind": "a2x"}}); status != http.StatusBadRequest {
 		t.Fatalf("run.list of an unknown kind: %d", status)
