@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -396,4 +400,106 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// heldAgent is a loopback agent that holds every task until the caller
+// gives up: started is closed when the first task arrives, released when
+// that task's request ends (its worker stopped invoking it).
+func heldAgent(t *testing.T) (url string, started, released chan struct{}) {
+	t.Helper()
+	started, released, quit := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			_, _ = w.Write([]byte(`{"status": "healthy"}`))
+			return
+		}
+		// The server notices the caller leaving only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		isFirst := false
+		first.Do(func() { isFirst = true; close(started) })
+		select {
+		case <-r.Context().Done():
+			if isFirst {
+				close(released)
+			}
+		case <-quit:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(quit) })
+	return srv.URL, started, released
+}
+
+// streamRun reads a run's event stream through s to its end (at most 30 s).
+func streamRun(t *testing.T, s *testServer, key, id string) []sseEvent {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.http.URL+"/api/v1/runs/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	frames, end, err := parseSSE(resp.Body)
+	if err != nil || end == "" {
+		t.Fatalf("the stream of %s through %s: %v, end %q after %d frames", id, s.http.URL, err, end, len(frames))
+	}
+	return frames
+}
+
+// Two gateways share a PostgreSQL store: a run of each cancellable kind
+// started on a is cancelled through b's /api/v1/runs and stops on a, and
+// its stream through either gateway ends with one final frame saying so.
+func TestRunsCancelAcrossGateways(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	dir := t.TempDir()
+	onPG := func(c *config.Config) { c.Store.DSN = dsn }
+	a := startServer(t, dir, onPG)
+	heldURL, started, released := heldAgent(t)
+	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "extract", "url": mockAgent(t, "extract")}).want(t, http.StatusCreated)
+	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "stall", "url": heldURL}).want(t, http.StatusCreated)
+	_, key := a.account(map[string]any{"operations": []string{"*"}, "agents": []string{"extract", "stall"}},
+		map[string]any{"max_concurrent_executions": 1, "requests_per_minute": -1, "requests_per_hour": -1, "requests_per_day": -1})
+	slow := a.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": waitDoc(120000), "async": true}).
+		want(t, http.StatusAccepted).str("execution_id")
+	waitFor(t, 20*time.Second, "the execution to run on a", func() bool {
+		return a.call("GET", "/api/v1/executions/"+slow, key, nil).str("status") == "running"
+	})
+	flow := a.call("POST", "/api/v1/agent-workflows/runs", key, map[string]any{"workflow": twoStepWorkflow("stall"), "input": map[string]any{"text": "z"}}).
+		want(t, http.StatusAccepted).str("run_id")
+	<-started
+	b := startServer(t, dir, onPG)
+
+	for _, id := range []string{slow, flow} {
+		if r := b.call("POST", "/api/v1/runs/"+id+"/cancel", key, nil).want(t, http.StatusOK); r.str("status") != "cancelled" {
+			t.Fatalf("cancel of %s through b: %s", id, r.raw)
+		}
+	}
+	// Stopped where they ran: the execution's slot is free again on a, and
+	// the agent's task was let go.
+	quick := jsonl(`{"type":"operationUpdate","operationId":"w","operation":{"Wait":{"duration":1}}}`,
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["w"]}`)
+	waitFor(t, 30*time.Second, "the cancelled execution to free its slot on a", func() bool {
+		return a.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": quick}).status == http.StatusOK
+	})
+	select {
+	case <-released:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent workflow's step still runs 30 s after its cancel")
+	}
+	for _, s := range []*testServer{a, b} {
+		for _, id := range []string{slow, flow} {
+			frames := streamRun(t, s, key, id)
+			finals := 0
+			for _, f := range frames {
+				if f.frame["is_final"] == true {
+					finals++
+				}
+			}
+			if last := frames[len(frames)-1].frame; finals != 1 || resultStatus(last) != "cancelled" {
+				t.Fatalf("%s through %s: %d frames, %d final, last %v", id, s.http.URL, len(frames), finals, last)
+			}
+		}
+	}
 }
