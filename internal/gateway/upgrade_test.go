@@ -100,7 +100,7 @@ func checkUpgrade(t *testing.T, m upgradeManifest, dir string, opts ...any) {
 	mu.Unlock()
 
 	// The capability run takes its decision.
-	if r := s.call("GET", "/api/v1/a2s/runs/"+m.WaitingCapabilityRun, key, nil).want(t, http.StatusOK); r.str("status") != "waiting" || r.str("pending.prompt") != "Approve a refund of 40 EUR?" {
+	if r := s.call("GET", "/api/v1/a2s/runs/"+m.WaitingCapabilityRun, key, nil).want(t, http.StatusOK); r.str("status") != "waiting" || r.str("result.pending.prompt") != "Approve a refund of 40 EUR?" {
 		t.Fatalf("waiting capability run: %s", r.raw)
 	}
 	if d := s.call("POST", "/api/v1/a2s/runs/"+m.WaitingCapabilityRun+"/decisions", key,
