@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver, to VACUUM the fixture
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to read the queue
+	_ "modernc.org/sqlite"             // the "sqlite" driver, to read the queue and VACUUM
 
 	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
@@ -38,7 +39,10 @@ func TestMakeUpgradeFixtures(t *testing.T) {
 	madeBy := gitCommit(t)
 	t.Run("sqlite", func(t *testing.T) {
 		dir := t.TempDir()
-		m := makeUpgradeState(t, dir, madeBy)
+		m := makeUpgradeState(t, dir, madeBy, func(id string) bool {
+			return handedBack(t, "sqlite", "file:"+filepath.Join(dir, sqlite.FileName)+"?mode=ro",
+				`SELECT count(*) FROM queue_items WHERE topic = 'executions' AND id = ? AND owner IS NULL`, id)
+		})
 		out := filepath.Join(upgradeFixtures, "sqlite")
 		if err := os.RemoveAll(out); err != nil {
 			t.Fatal(err)
@@ -51,7 +55,10 @@ func TestMakeUpgradeFixtures(t *testing.T) {
 		dsn := pgtest.NewDatabase(t)
 		t.Setenv("SLUICE_STORE", dsn) // the child reads it as store.dsn
 		dir := t.TempDir()
-		m := makeUpgradeState(t, dir, madeBy)
+		m := makeUpgradeState(t, dir, madeBy, func(id string) bool {
+			return handedBack(t, "pgx", dsn,
+				`SELECT count(*) FROM queue_items WHERE topic = 'executions' AND id = $1 AND owner IS NULL`, id)
+		})
 		// The data directory of a gateway on PostgreSQL holds its key files.
 		out := filepath.Join(upgradeFixtures, "postgres")
 		if err := os.RemoveAll(out); err != nil {
@@ -77,7 +84,11 @@ func TestMakeUpgradeFixtures(t *testing.T) {
 // SLUICE_STORE, if set), leaves in it what upgradeManifest names, and kills
 // it with SIGKILL: no graceful stop, as a crash or an operator's kill -9
 // would leave it.
-func makeUpgradeState(t *testing.T, dir, madeBy string) upgradeManifest {
+//
+// parked reports whether the execution id has parked: its queue item handed
+// back, due at its wake-up time (read from the store's tables: the API does
+// not tell a parked execution from a running one).
+func makeUpgradeState(t *testing.T, dir, madeBy string, parked func(id string) bool) upgradeManifest {
 	t.Helper()
 	t.Setenv("SLUICE_EGRESS_ALLOW_PRIVATE", "127.0.0.1") // the agents and upstreams below
 	extractURL := mockAgent(t, "extract")
@@ -130,12 +141,12 @@ func makeUpgradeState(t *testing.T, dir, madeBy string) upgradeManifest {
 	// past long before the test runs.
 	m.ParkedExecution = s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doubling("upgrade-parked", 10_000),
 		"input": map[string]any{"nums": []int{3, 4}}, "async": true}).want(t, http.StatusAccepted).str("execution_id")
-	waitFor(t, 30*time.Second, "the execution to start its Wait", func() bool {
+	waitFor(t, 30*time.Second, "the execution to park", func() bool {
 		g := s.call("GET", "/api/v1/executions/"+m.ParkedExecution, key, nil)
 		if g.status != http.StatusOK || g.str("status") != "queued" && g.str("status") != "running" {
 			t.Fatalf("the parked execution: %d %s", g.status, g.raw)
 		}
-		return g.str("status") == "running"
+		return parked(m.ParkedExecution)
 	})
 	m.MidwayAgentWorkflow = s.call("POST", runs, key, map[string]any{"workflow": twoStepWorkflow("stall"),
 		"input": map[string]any{"text": "hello"}}).want(t, http.StatusAccepted).str("run_id")
@@ -154,6 +165,22 @@ func makeUpgradeState(t *testing.T, dir, madeBy string) upgradeManifest {
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_, _ = cmd.Process.Wait()
 	return m
+}
+
+// handedBack runs query, a count, with id in the database dsn of driver
+// and reports whether it found one.
+func handedBack(t *testing.T, driver, dsn, query, id string) bool {
+	t.Helper()
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(query, id).Scan(&n); err != nil {
+		t.Fatalf("reading the queue: %v", err)
+	}
+	return n == 1
 }
 
 // doubling is an A2E workflow with execution id id that waits waitMs (none
