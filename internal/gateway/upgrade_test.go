@@ -117,6 +117,20 @@ func checkUpgrade(t *testing.T, m upgradeManifest, dir string, opts ...any) {
 		t.Fatalf("parked execution: %s", r.raw)
 	}
 	checkOneFinalFrame(t, s.http.URL, key, m.ParkedExecution)
+	// It resumed from its checkpoint: it parked once, before the kill, and
+	// did not start its Wait over.
+	frames, _ := readSSEAt(t, s.http.URL, key, "/api/v1/executions/"+m.ParkedExecution+"/events")
+	parks := 0
+	for _, f := range frames {
+		if body, _ := f.frame["body"].(map[string]any); body != nil {
+			if delta, _ := body["delta"].(map[string]any); delta != nil && delta["kind"] == "parked" {
+				parks++
+			}
+		}
+	}
+	if parks != 1 {
+		t.Fatalf("the parked execution parked %d times: it did not resume from its checkpoint", parks)
+	}
 
 	// The agent workflow resumes from its second step, with the first
 	// step's recorded output, and the first step's agent is not called
