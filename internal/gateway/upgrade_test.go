@@ -42,7 +42,10 @@ func TestUpgradeInPlace(t *testing.T) {
 	})
 }
 
+// checkUpgrade opens a server on dir (with the server options opts) and
+// checks what m names in it, as TestUpgradeInPlace says.
 func checkUpgrade(t *testing.T, m upgradeManifest, dir string, opts ...any) {
+	t.Helper()
 	withAdmin := func(c *config.Config) { c.AdminKey = config.NewSecret(upgradeAdminKey) }
 	opts = append(opts, withAdmin)
 	extract, stall := newRecordingAgent(t, "extract"), newRecordingAgent(t, "stall")
@@ -69,6 +72,7 @@ func checkUpgrade(t *testing.T, m upgradeManifest, dir string, opts ...any) {
 	if r := s.call("GET", "/api/v1/executions/"+m.FinishedExecution, key, nil).want(t, http.StatusOK); r.str("status") != "success" || fmt.Sprint(r.get("results.double")) != "[2 4]" {
 		t.Fatalf("finished execution: %s", r.raw)
 	}
+	checkOneFinalFrame(t, s.http.URL, key, m.FinishedExecution)
 	if r := s.call("GET", "/api/v1/a2s/runs/"+m.FinishedCapabilityRun, key, nil).want(t, http.StatusOK); r.str("status") != "success" || r.str("result.outputs.verdict") != "refused" {
 		t.Fatalf("finished capability run: %s", r.raw)
 	}
