@@ -95,6 +95,7 @@ func makeUpgradeState(t *testing.T, dir, madeBy string, parked func(id string) b
 	stallURL, stalled := stallAgent(t)
 	cmd, url := startChild(t, dir, upgradeAdminKey)
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	// The harness's calls, to the child's URL (never closed: the kill ends it).
 	s := &testServer{t: t, http: &httptest.Server{URL: url}, admin: upgradeAdminKey}
 	m := upgradeManifest{MadeBy: madeBy, MadeAt: time.Now().UTC().Format(time.RFC3339)}
 
