@@ -1,0 +1,57 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// Store is the table code shared by the SQL backends. A backend embeds a
+// *Store, so its methods (CreateAccount, ...) become the backend's own.
+type Store struct {
+	b Backend
+}
+
+// New is the table code over b.
+func New(b Backend) *Store { return &Store{b: b} }
+
+// jsonText binds JSON to a text column, kept byte for byte (text, not jsonb,
+// so a value reads back exactly as it was given); empty is NULL.
+func jsonText(v json.RawMessage) *string {
+	if len(v) == 0 {
+		return nil
+	}
+	s := string(v)
+	return &s
+}
+
+func rawJSON(s *string) json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	return json.RawMessage(*s)
+}
+
+// idCursor checks the cursor of an id-ordered list (the last id given):
+// any text, as ids are, that the database can compare.
+func (s *Store) idCursor(c string) (string, error) {
+	if !s.b.Storable(c) {
+		return "", store.BadCursor()
+	}
+	return c, nil
+}
+
+// prefixed qualifies each of a comma-separated column list with prefix.
+func prefixed(prefix, cols string) string {
+	parts := strings.Split(cols, ", ")
+	for i, p := range parts {
+		parts[i] = prefix + p
+	}
+	return strings.Join(parts, ", ")
+}
+
+func notFound(what, id string) *fault.Error {
+	return fault.New(fault.NotFound, "%s %q not found", what, id)
+}
