@@ -1,0 +1,102 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// AddMCPServer implements store.MCPServers. lockAccount makes the look-up,
+// the count and the insert one step across processes.
+func (s *Store) AddMCPServer(ctx context.Context, m store.MCPServer) (store.MCPServer, error) {
+	if err := store.CheckMCPServer(m); err != nil {
+		return store.MCPServer{}, err
+	}
+	now := s.b.Now()
+	var out store.MCPServer
+	err := s.b.Write(ctx, func(tx Querier) error {
+		out = m
+		out.CreatedAt = now
+		if err := s.lockAccount(ctx, tx, m.AccountID); err != nil {
+			return err
+		}
+		var stored store.MCPServer
+		err := tx.QueryRow(ctx, `SELECT command, url, created_at FROM mcp_servers WHERE account_id = ? AND name = ?`,
+			m.AccountID, m.Name).Scan(&stored.Command, &stored.URL, s.b.ScanTime(&stored.CreatedAt))
+		switch {
+		case err == nil && stored.Command == m.Command && stored.URL == m.URL:
+			out.CreatedAt = stored.CreatedAt
+			return nil
+		case err == nil:
+			return store.MCPServerTaken(m.Name)
+		case !s.b.IsNoRows(err):
+			return err
+		}
+		var count int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM mcp_servers WHERE account_id = ?`, m.AccountID).Scan(&count); err != nil {
+			return err
+		}
+		if count >= store.MaxMCPServersPerAccount {
+			return store.MCPServersFull()
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO mcp_servers (account_id, name, command, url, created_at) VALUES (?, ?, ?, ?, ?)`,
+			m.AccountID, m.Name, m.Command, m.URL, s.b.Time(now))
+		if s.b.IsForeignKey(err) {
+			return notFound("account", m.AccountID)
+		}
+		return err
+	})
+	if err != nil {
+		return store.MCPServer{}, s.b.WriteErr("the MCP server", err)
+	}
+	return out, nil
+}
+
+// ListMCPServers implements store.MCPServers.
+func (s *Store) ListMCPServers(ctx context.Context, accountID string) ([]store.MCPServer, error) {
+	if err := store.CheckID("account id", accountID); err != nil {
+		return nil, err
+	}
+	out := []store.MCPServer{}
+	err := s.b.Read(ctx, func(q Querier) error {
+		out = out[:0]
+		rows, err := q.Query(ctx, `SELECT name, command, url, created_at FROM mcp_servers WHERE account_id = ? ORDER BY name`, accountID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m := store.MCPServer{AccountID: accountID}
+			if err := rows.Scan(&m.Name, &m.Command, &m.URL, s.b.ScanTime(&m.CreatedAt)); err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, s.b.ReadErr("the MCP servers", err)
+	}
+	return out, nil
+}
+
+// DeleteMCPServer implements store.MCPServers.
+func (s *Store) DeleteMCPServer(ctx context.Context, accountID, name string) error {
+	if err := store.CheckID("account id", accountID); err != nil {
+		return err
+	}
+	if err := store.CheckMCPServerName(name); err != nil {
+		return err
+	}
+	err := s.b.Write(ctx, func(tx Querier) error {
+		n, err := tx.Exec(ctx, `DELETE FROM mcp_servers WHERE account_id = ? AND name = ?`, accountID, name)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("MCP server", name)
+		}
+		return nil
+	})
+	return s.b.WriteErr("the MCP server", err)
+}
