@@ -47,6 +47,11 @@ func (backend) Storable(ss ...string) bool            { return storable(ss...) }
 func (backend) RowLock() string                       { return ` FOR NO KEY UPDATE` }
 func (backend) Greatest() string                      { return "GREATEST" }
 
+// SerialLock is a transaction-scoped advisory lock on the name's hash.
+func (backend) SerialLock(name string) string {
+	return `SELECT pg_advisory_xact_lock(hashtext('` + name + `'))`
+}
+
 // utcTime scans a timestamptz into a time, UTC.
 type utcTime struct{ dst *time.Time }
 

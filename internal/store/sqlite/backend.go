@@ -43,6 +43,8 @@ func (backend) Storable(...string) bool               { return true } // SQLite 
 func (backend) RowLock() string                       { return "" }   // the one writer serialises writes
 func (backend) Greatest() string                      { return "MAX" }
 
+func (backend) SerialLock(string) string { return "" } // the one writer serialises writes
+
 // microsTime scans an INTEGER microseconds column into a time, UTC.
 type microsTime struct{ dst *time.Time }
 

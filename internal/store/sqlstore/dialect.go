@@ -34,6 +34,10 @@ type Dialect interface {
 	// against concurrent writers ("" where writes are serial anyway, as in
 	// SQLite's one writer).
 	RowLock() string
+	// SerialLock is a statement that, run in a write transaction, makes the
+	// writers that name the same lock wait for each other until it ends ("" where writes
+	// are serial anyway). Meant for rare writes that count a whole table.
+	SerialLock(name string) string
 	// Greatest is the name of the two-argument maximum function.
 	Greatest() string
 }
