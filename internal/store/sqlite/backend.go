@@ -41,9 +41,8 @@ func (backend) ReadErr(what string, err error) error  { return readErr(what, err
 func (backend) WriteErr(what string, err error) error { return writeErr(what, err) }
 func (backend) Storable(...string) bool               { return true } // SQLite stores any bytes as text
 func (backend) RowLock() string                       { return "" }   // the one writer serialises writes
+func (backend) SerialLock(string) string              { return "" }   // the same
 func (backend) Greatest() string                      { return "MAX" }
-
-func (backend) SerialLock(string) string { return "" } // the one writer serialises writes
 
 // microsTime scans an INTEGER microseconds column into a time, UTC.
 type microsTime struct{ dst *time.Time }

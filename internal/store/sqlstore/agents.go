@@ -19,10 +19,8 @@ func (s *Store) PutAgent(ctx context.Context, a store.Agent) (store.Agent, bool,
 	err := s.b.Write(ctx, func(tx Querier) error {
 		out, created = a, false
 		out.CreatedAt, out.UpdatedAt = now, now
-		if lock := s.b.SerialLock("sluice.agents"); lock != "" {
-			if _, err := tx.Exec(ctx, lock); err != nil {
-				return err
-			}
+		if err := s.serialLock(ctx, tx, "sluice.agents"); err != nil {
+			return err
 		}
 		err := tx.QueryRow(ctx, `SELECT created_at FROM agents WHERE name = ?`, a.Name).Scan(s.b.ScanTime(&out.CreatedAt))
 		switch {

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -54,4 +55,14 @@ func prefixed(prefix, cols string) string {
 
 func notFound(what, id string) *fault.Error {
 	return fault.New(fault.NotFound, "%s %q not found", what, id)
+}
+
+// serialLock takes the dialect's serial lock of name in tx, if it has one.
+func (s *Store) serialLock(ctx context.Context, tx Querier, name string) error {
+	lock := s.b.SerialLock(name)
+	if lock == "" {
+		return nil
+	}
+	_, err := tx.Exec(ctx, lock)
+	return err
 }
