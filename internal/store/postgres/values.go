@@ -56,14 +56,6 @@ func nullText(s string) *string {
 	return &s
 }
 
-// nonEmpty binds a nil byte slice as an empty bytea, not NULL.
-func nonEmpty(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
 // storable reports whether every s could be in a text column: valid UTF-8
 // without NUL bytes. A lookup by a value that is not can match nothing, so it
 // is answered without asking the database (which would refuse the value).
