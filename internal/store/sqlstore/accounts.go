@@ -77,58 +77,24 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account) (store.Accou
 
 // GetAccount implements store.Accounts.
 func (s *Store) GetAccount(ctx context.Context, id string) (store.Account, error) {
-	if !s.b.Storable(id) {
-		return store.Account{}, notFound("account", id)
+	var r accountRow
+	if err := s.readOne(ctx, "account", id, `SELECT `+accountCols+` FROM accounts WHERE id = ?`, r.targets(s.b)...); err != nil {
+		return store.Account{}, err
 	}
-	var a store.Account
-	err := s.b.Read(ctx, func(q Querier) (err error) {
-		a, err = s.scanAccount(q.QueryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE id = ?`, id))
-		return err
-	})
-	if s.b.IsNoRows(err) {
-		return store.Account{}, notFound("account", id)
-	}
-	if err != nil {
-		return store.Account{}, s.b.ReadErr("the account", err)
-	}
-	return a, nil
+	return r.account()
 }
 
 // ListAccounts implements store.Accounts: id order, the cursor is the last id.
 func (s *Store) ListAccounts(ctx context.Context, p store.Page) ([]store.Account, string, error) {
-	limit, err := store.PageLimit(p.Limit)
+	limit, after, err := s.idPage(p)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := s.idCursor(p.Cursor)
-	if err != nil {
-		return nil, "", err
-	}
-	var out []store.Account
-	err = s.b.Read(ctx, func(q Querier) error {
-		out = out[:0]
-		rows, err := q.Query(ctx, `SELECT `+accountCols+` FROM accounts WHERE id > ? ORDER BY id LIMIT ?`, after, limit+1)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, err := s.scanAccount(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return rows.Err()
-	})
+	out, err := collect(ctx, s, nil, s.scanAccount, `SELECT `+accountCols+` FROM accounts WHERE id > ? ORDER BY id LIMIT ?`, after, limit+1)
 	if err != nil {
 		return nil, "", s.b.ReadErr("accounts", err)
 	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		next = out[limit-1].ID
-	}
+	out, next := nextPage(out, limit, func(a store.Account) string { return a.ID })
 	return out, next, nil
 }
 

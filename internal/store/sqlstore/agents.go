@@ -58,43 +58,20 @@ func (s *Store) GetAgent(ctx context.Context, name string) (store.Agent, error) 
 		return store.Agent{}, err
 	}
 	a := store.Agent{Name: name}
-	err := s.b.Read(ctx, func(q Querier) error {
-		var entry []byte
-		err := q.QueryRow(ctx, `SELECT entry, created_at, updated_at FROM agents WHERE name = ?`, name).
-			Scan(s.agentTargets(&a, &entry)...)
-		a.Entry = entry
-		return err
-	})
-	if s.b.IsNoRows(err) {
-		return a, notFound("agent", name)
-	}
-	if err != nil {
-		return a, s.b.ReadErr("the agent", err)
-	}
-	return a, nil
+	var entry []byte
+	err := s.readOne(ctx, "agent", name, `SELECT entry, created_at, updated_at FROM agents WHERE name = ?`, s.agentTargets(&a, &entry)...)
+	a.Entry = entry
+	return a, err
 }
 
 // ListAgents implements store.Agents.
 func (s *Store) ListAgents(ctx context.Context) ([]store.Agent, error) {
-	out := []store.Agent{}
-	err := s.b.Read(ctx, func(q Querier) error {
-		out = out[:0]
-		rows, err := q.Query(ctx, `SELECT name, entry, created_at, updated_at FROM agents ORDER BY name`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var a store.Agent
-			var entry []byte
-			if err := rows.Scan(append([]any{&a.Name}, s.agentTargets(&a, &entry)...)...); err != nil {
-				return err
-			}
-			a.Entry = entry
-			out = append(out, a)
-		}
-		return rows.Err()
-	})
+	out, err := collect(ctx, s, []store.Agent{}, func(r Row) (a store.Agent, err error) {
+		var entry []byte
+		err = r.Scan(append([]any{&a.Name}, s.agentTargets(&a, &entry)...)...)
+		a.Entry = entry
+		return a, err
+	}, `SELECT name, entry, created_at, updated_at FROM agents ORDER BY name`)
 	if err != nil {
 		return nil, s.b.ReadErr("the agents", err)
 	}
@@ -106,15 +83,5 @@ func (s *Store) DeleteAgent(ctx context.Context, name string) error {
 	if err := store.CheckAgentName(name); err != nil {
 		return err
 	}
-	err := s.b.Write(ctx, func(tx Querier) error {
-		n, err := tx.Exec(ctx, `DELETE FROM agents WHERE name = ?`, name)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFound("agent", name)
-		}
-		return nil
-	})
-	return s.b.WriteErr("the agent", err)
+	return s.writeOne(ctx, "the agent", notFound("agent", name), `DELETE FROM agents WHERE name = ?`, name)
 }

@@ -104,24 +104,9 @@ func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]store.APIK
 	if !s.b.Storable(accountID) {
 		return nil, nil
 	}
-	var out []store.APIKey
-	err := s.b.Read(ctx, func(q Querier) error {
-		out = out[:0]
-		rows, err := q.Query(ctx, `SELECT `+keyCols+` FROM api_keys k WHERE k.account_id = ? ORDER BY k.created_at, k.id LIMIT ?`,
-			accountID, store.MaxAPIKeysPerAccount)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k store.APIKey
-			if err := rows.Scan(keyTargets(s.b, &k)...); err != nil {
-				return err
-			}
-			out = append(out, k)
-		}
-		return rows.Err()
-	})
+	out, err := collect(ctx, s, nil, func(r Row) (k store.APIKey, err error) {
+		return k, r.Scan(keyTargets(s.b, &k)...)
+	}, `SELECT `+keyCols+` FROM api_keys k WHERE k.account_id = ? ORDER BY k.created_at, k.id LIMIT ?`, accountID, store.MaxAPIKeysPerAccount)
 	if err != nil {
 		return nil, s.b.ReadErr("API keys", err)
 	}
@@ -133,18 +118,8 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 	if !s.b.Storable(accountID, keyID) {
 		return notFound("API key", keyID)
 	}
-	now := s.b.Time(s.b.Now())
-	err := s.b.Write(ctx, func(tx Querier) error {
-		n, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?`, now, keyID, accountID)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFound("API key", keyID)
-		}
-		return nil
-	})
-	return s.b.WriteErr("the API key", err)
+	return s.writeOne(ctx, "the API key", notFound("API key", keyID),
+		`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?`, s.b.Time(s.b.Now()), keyID, accountID)
 }
 
 // MarkAPIKeysUsed implements store.APIKeys: one statement a key, in id order

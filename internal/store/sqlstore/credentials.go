@@ -65,20 +65,10 @@ func (s *Store) PutCredential(ctx context.Context, c store.Credential) (store.Cr
 
 // GetCredential implements store.Credentials.
 func (s *Store) GetCredential(ctx context.Context, id string) (store.Credential, error) {
-	if !s.b.Storable(id) {
-		return store.Credential{}, notFound("credential", id)
-	}
 	var c store.Credential
 	var hosts string
-	err := s.b.Read(ctx, func(q Querier) error {
-		return q.QueryRow(ctx, `SELECT `+credMetaCols+`, nonce, ciphertext FROM credentials WHERE id = ?`, id).
-			Scan(s.credTargets(&c, &hosts, true)...)
-	})
-	if s.b.IsNoRows(err) {
-		return store.Credential{}, notFound("credential", id)
-	}
-	if err != nil {
-		return store.Credential{}, s.b.ReadErr("the credential", err)
+	if err := s.readOne(ctx, "credential", id, `SELECT `+credMetaCols+`, nonce, ciphertext FROM credentials WHERE id = ?`, s.credTargets(&c, &hosts, true)...); err != nil {
+		return store.Credential{}, err
 	}
 	c.Hosts = store.SplitHosts(hosts)
 	return c, nil
@@ -86,11 +76,7 @@ func (s *Store) GetCredential(ctx context.Context, id string) (store.Credential,
 
 // ListCredentials implements store.Credentials.
 func (s *Store) ListCredentials(ctx context.Context, p store.Page) ([]store.Credential, string, error) {
-	limit, err := store.PageLimit(p.Limit)
-	if err != nil {
-		return nil, "", err
-	}
-	after, err := s.idCursor(p.Cursor)
+	limit, after, err := s.idPage(p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -98,11 +84,7 @@ func (s *Store) ListCredentials(ctx context.Context, p store.Page) ([]store.Cred
 	if err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		next = out[limit-1].ID
-	}
+	out, next := nextPage(out, limit, func(c store.Credential) string { return c.ID })
 	return out, next, nil
 }
 
@@ -112,25 +94,12 @@ func (s *Store) AllCredentials(ctx context.Context) ([]store.Credential, error) 
 }
 
 func (s *Store) readCredentials(ctx context.Context, query string, secret bool, args ...any) ([]store.Credential, error) {
-	var out []store.Credential
-	err := s.b.Read(ctx, func(q Querier) error {
-		out = out[:0]
-		rows, err := q.Query(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c store.Credential
-			var hosts string
-			if err := rows.Scan(s.credTargets(&c, &hosts, secret)...); err != nil {
-				return err
-			}
-			c.Hosts = store.SplitHosts(hosts)
-			out = append(out, c)
-		}
-		return rows.Err()
-	})
+	out, err := collect(ctx, s, nil, func(r Row) (c store.Credential, err error) {
+		var hosts string
+		err = r.Scan(s.credTargets(&c, &hosts, secret)...)
+		c.Hosts = store.SplitHosts(hosts)
+		return c, err
+	}, query, args...)
 	if err != nil {
 		return nil, s.b.ReadErr("credentials", err)
 	}
@@ -142,17 +111,7 @@ func (s *Store) DeleteCredential(ctx context.Context, id string) error {
 	if !s.b.Storable(id) {
 		return notFound("credential", id)
 	}
-	err := s.b.Write(ctx, func(tx Querier) error {
-		n, err := tx.Exec(ctx, `DELETE FROM credentials WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFound("credential", id)
-		}
-		return nil
-	})
-	return s.b.WriteErr("the credential", err)
+	return s.writeOne(ctx, "the credential", notFound("credential", id), `DELETE FROM credentials WHERE id = ?`, id)
 }
 
 // RotateCredentials implements store.Credentials: all or nothing, in one

@@ -59,37 +59,15 @@ func (s *Store) GetKnowledgeBase(ctx context.Context, name string) (store.Knowle
 		return store.KnowledgeBase{}, err
 	}
 	kb := store.KnowledgeBase{Name: name}
-	err := s.b.Read(ctx, func(q Querier) error {
-		return q.QueryRow(ctx, `SELECT `+knowledgeCols+` FROM knowledge_bases WHERE name = ?`, name).Scan(s.knowledgeTargets(&kb)...)
-	})
-	if s.b.IsNoRows(err) {
-		return kb, notFound("knowledge base", name)
-	}
-	if err != nil {
-		return kb, s.b.ReadErr("the knowledge base", err)
-	}
-	return kb, nil
+	err := s.readOne(ctx, "knowledge base", name, `SELECT `+knowledgeCols+` FROM knowledge_bases WHERE name = ?`, s.knowledgeTargets(&kb)...)
+	return kb, err
 }
 
 // ListKnowledgeBases implements store.KnowledgeBases.
 func (s *Store) ListKnowledgeBases(ctx context.Context) ([]store.KnowledgeBase, error) {
-	out := []store.KnowledgeBase{}
-	err := s.b.Read(ctx, func(q Querier) error {
-		out = out[:0]
-		rows, err := q.Query(ctx, `SELECT name, `+knowledgeCols+` FROM knowledge_bases ORDER BY name`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var kb store.KnowledgeBase
-			if err := rows.Scan(append([]any{&kb.Name}, s.knowledgeTargets(&kb)...)...); err != nil {
-				return err
-			}
-			out = append(out, kb)
-		}
-		return rows.Err()
-	})
+	out, err := collect(ctx, s, []store.KnowledgeBase{}, func(r Row) (kb store.KnowledgeBase, err error) {
+		return kb, r.Scan(append([]any{&kb.Name}, s.knowledgeTargets(&kb)...)...)
+	}, `SELECT name, `+knowledgeCols+` FROM knowledge_bases ORDER BY name`)
 	if err != nil {
 		return nil, s.b.ReadErr("the knowledge bases", err)
 	}
@@ -101,15 +79,5 @@ func (s *Store) DeleteKnowledgeBase(ctx context.Context, name string) error {
 	if err := store.CheckKnowledgeName(name); err != nil {
 		return err
 	}
-	err := s.b.Write(ctx, func(tx Querier) error {
-		n, err := tx.Exec(ctx, `DELETE FROM knowledge_bases WHERE name = ?`, name)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFound("knowledge base", name)
-		}
-		return nil
-	})
-	return s.b.WriteErr("the knowledge base", err)
+	return s.writeOne(ctx, "the knowledge base", notFound("knowledge base", name), `DELETE FROM knowledge_bases WHERE name = ?`, name)
 }

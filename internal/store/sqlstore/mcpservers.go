@@ -57,23 +57,10 @@ func (s *Store) ListMCPServers(ctx context.Context, accountID string) ([]store.M
 	if err := store.CheckID("account id", accountID); err != nil {
 		return nil, err
 	}
-	out := []store.MCPServer{}
-	err := s.b.Read(ctx, func(q Querier) error {
-		out = out[:0]
-		rows, err := q.Query(ctx, `SELECT name, command, url, created_at FROM mcp_servers WHERE account_id = ? ORDER BY name`, accountID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			m := store.MCPServer{AccountID: accountID}
-			if err := rows.Scan(&m.Name, &m.Command, &m.URL, s.b.ScanTime(&m.CreatedAt)); err != nil {
-				return err
-			}
-			out = append(out, m)
-		}
-		return rows.Err()
-	})
+	out, err := collect(ctx, s, []store.MCPServer{}, func(r Row) (m store.MCPServer, err error) {
+		m.AccountID = accountID
+		return m, r.Scan(&m.Name, &m.Command, &m.URL, s.b.ScanTime(&m.CreatedAt))
+	}, `SELECT name, command, url, created_at FROM mcp_servers WHERE account_id = ? ORDER BY name`, accountID)
 	if err != nil {
 		return nil, s.b.ReadErr("the MCP servers", err)
 	}
@@ -88,15 +75,5 @@ func (s *Store) DeleteMCPServer(ctx context.Context, accountID, name string) err
 	if err := store.CheckMCPServerName(name); err != nil {
 		return err
 	}
-	err := s.b.Write(ctx, func(tx Querier) error {
-		n, err := tx.Exec(ctx, `DELETE FROM mcp_servers WHERE account_id = ? AND name = ?`, accountID, name)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFound("MCP server", name)
-		}
-		return nil
-	})
-	return s.b.WriteErr("the MCP server", err)
+	return s.writeOne(ctx, "the MCP server", notFound("MCP server", name), `DELETE FROM mcp_servers WHERE account_id = ? AND name = ?`, accountID, name)
 }

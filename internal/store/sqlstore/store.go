@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/store"
 )
 
 // Store is the table code shared by the SQL backends. A backend embeds a
@@ -33,15 +32,6 @@ func rawJSON(s *string) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(*s)
-}
-
-// idCursor checks the cursor of an id-ordered list (the last id given):
-// any text, as ids are, that the database can compare.
-func (s *Store) idCursor(c string) (string, error) {
-	if !s.b.Storable(c) {
-		return "", store.BadCursor()
-	}
-	return c, nil
 }
 
 // prefixed qualifies each of a comma-separated column list with prefix.
