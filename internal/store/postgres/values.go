@@ -24,14 +24,6 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
-func microPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC().Truncate(time.Microsecond)
-	return &u
-}
-
 // jsonText binds JSON to a text column: kept byte for byte (text, not jsonb,
 // so a value reads back exactly as it was given); empty is NULL.
 func jsonText(v json.RawMessage) *string {
