@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
@@ -65,13 +64,4 @@ func parseSeqCursor(c string) (int64, error) {
 		return 0, store.BadCursor()
 	}
 	return v, nil
-}
-
-// prefixed qualifies each of a comma-separated column list with prefix.
-func prefixed(prefix, cols string) string {
-	parts := strings.Split(cols, ", ")
-	for i, p := range parts {
-		parts[i] = prefix + p
-	}
-	return strings.Join(parts, ", ")
 }
