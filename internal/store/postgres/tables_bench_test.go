@@ -8,9 +8,6 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/store/postgres"
-	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
-	"github.com/sluicehq/sluice/internal/store/sqlite"
 )
 
 // BenchmarkAccountTables measures the two stores in one run on the account
@@ -18,27 +15,8 @@ import (
 // authentication of a request whose key is not cached), "update" an
 // account's update read back. 1 client gives the latency, 32 the throughput.
 func BenchmarkAccountTables(b *testing.B) {
-	backends := []struct {
-		name string
-		open func(b *testing.B) store.Store
-	}{
-		{"sqlite", func(b *testing.B) store.Store {
-			db, err := sqlite.Open(ctx, sqlite.Options{Dir: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return db
-		}},
-		{"postgres", func(b *testing.B) store.Store {
-			db, err := postgres.Open(ctx, postgres.Options{DSN: pgtest.NewDatabase(b)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return db
-		}},
-	}
 	hash := sha256.Sum256([]byte("bench-secret"))
-	for _, be := range backends {
+	for _, be := range benchStores {
 		for _, call := range []string{"find", "update"} {
 			for _, clients := range []int{1, 32} {
 				b.Run(fmt.Sprintf("%s/%s/clients=%d", be.name, call, clients), func(b *testing.B) {

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -22,23 +21,6 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-// jsonText binds JSON to a text column: kept byte for byte (text, not jsonb,
-// so a value reads back exactly as it was given); empty is NULL.
-func jsonText(v json.RawMessage) *string {
-	if len(v) == 0 {
-		return nil
-	}
-	s := string(v)
-	return &s
-}
-
-func rawJSON(s *string) json.RawMessage {
-	if s == nil {
-		return nil
-	}
-	return json.RawMessage(*s)
 }
 
 func nullText(s string) *string {

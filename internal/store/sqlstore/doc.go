@@ -64,4 +64,13 @@
 // rather than branching on the backend. Helpers the backends still share
 // with unmoved files (rawJSON, notFound, ...) are deleted from a backend
 // once its last user has moved.
+//
+// Moved: accounts, API keys, credentials, agents, MCP servers, knowledge
+// bases, capabilities. What the rest does differently on PostgreSQL, where
+// SQLite runs one statement a row: arrays (unnest, = ANY) for batches (usage,
+// rate counters, shared slots and values), COPY (audit, events), RETURNING
+// xmax = 0 to tell an insert from an update (kv, shared values, usage), and
+// statements built for the planner (audit, executions). Each needs either a
+// dialect name for the batch form or one per-row form on both, measured
+// against the benchmarks in store/postgres and store/sqlite first.
 package sqlstore

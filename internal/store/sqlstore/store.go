@@ -17,9 +17,10 @@ type Store struct {
 // New is the table code over b.
 func New(b Backend) *Store { return &Store{b: b} }
 
-// jsonText binds JSON to a text column, kept byte for byte (text, not jsonb,
-// so a value reads back exactly as it was given); empty is NULL.
-func jsonText(v json.RawMessage) *string {
+// JSONText binds JSON to a text column, kept byte for byte (text, not jsonb,
+// so a value reads back exactly as it was given); empty is NULL. RawJSON
+// reads it back. (Exported for the PostgreSQL tables not moved here yet.)
+func JSONText(v json.RawMessage) *string {
 	if len(v) == 0 {
 		return nil
 	}
@@ -27,7 +28,7 @@ func jsonText(v json.RawMessage) *string {
 	return &s
 }
 
-func rawJSON(s *string) json.RawMessage {
+func RawJSON(s *string) json.RawMessage {
 	if s == nil {
 		return nil
 	}
