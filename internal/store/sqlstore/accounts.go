@@ -90,9 +90,9 @@ func (s *Store) ListAccounts(ctx context.Context, p store.Page) ([]store.Account
 	if err != nil {
 		return nil, "", err
 	}
-	out, err := collect(ctx, s, nil, s.scanAccount, `SELECT `+accountCols+` FROM accounts WHERE id > ? ORDER BY id LIMIT ?`, after, limit+1)
+	out, err := collect(ctx, s, "accounts", nil, s.scanAccount, `SELECT `+accountCols+` FROM accounts WHERE id > ? ORDER BY id LIMIT ?`, after, limit+1)
 	if err != nil {
-		return nil, "", s.b.ReadErr("accounts", err)
+		return nil, "", err
 	}
 	out, next := nextPage(out, limit, func(a store.Account) string { return a.ID })
 	return out, next, nil

@@ -66,16 +66,13 @@ func (s *Store) GetAgent(ctx context.Context, name string) (store.Agent, error) 
 
 // ListAgents implements store.Agents.
 func (s *Store) ListAgents(ctx context.Context) ([]store.Agent, error) {
-	out, err := collect(ctx, s, []store.Agent{}, func(r Row) (a store.Agent, err error) {
+	out, err := collect(ctx, s, "the agents", []store.Agent{}, func(r Row) (a store.Agent, err error) {
 		var entry []byte
 		err = r.Scan(append([]any{&a.Name}, s.agentTargets(&a, &entry)...)...)
 		a.Entry = entry
 		return a, err
 	}, `SELECT name, entry, created_at, updated_at FROM agents ORDER BY name`)
-	if err != nil {
-		return nil, s.b.ReadErr("the agents", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // DeleteAgent implements store.Agents.

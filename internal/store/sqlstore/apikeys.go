@@ -104,13 +104,10 @@ func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]store.APIK
 	if !s.b.Storable(accountID) {
 		return nil, nil
 	}
-	out, err := collect(ctx, s, nil, func(r Row) (k store.APIKey, err error) {
+	out, err := collect(ctx, s, "API keys", nil, func(r Row) (k store.APIKey, err error) {
 		return k, r.Scan(keyTargets(s.b, &k)...)
 	}, `SELECT `+keyCols+` FROM api_keys k WHERE k.account_id = ? ORDER BY k.created_at, k.id LIMIT ?`, accountID, store.MaxAPIKeysPerAccount)
-	if err != nil {
-		return nil, s.b.ReadErr("API keys", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // RevokeAPIKey implements store.APIKeys.

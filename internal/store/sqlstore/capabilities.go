@@ -114,13 +114,10 @@ func (s *Store) ListCapabilityVersions(ctx context.Context, namespace, id string
 	if err := checkCapabilityRef(namespace, id); err != nil {
 		return nil, err
 	}
-	out, err := collect(ctx, s, []store.CapabilityVersion{}, func(r Row) (store.CapabilityVersion, error) {
+	out, err := collect(ctx, s, "the capability's versions", []store.CapabilityVersion{}, func(r Row) (store.CapabilityVersion, error) {
 		return s.scanCapability(r, false)
 	}, `SELECT `+capMetaCols+` FROM capability_versions WHERE namespace = ? AND id = ? ORDER BY seq`, namespace, id)
-	if err != nil {
-		return nil, s.b.ReadErr("the capability's versions", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // ListCapabilities implements store.Capabilities: (namespace, id) order; the
@@ -151,7 +148,7 @@ func (s *Store) ListCapabilities(ctx context.Context, namespacePrefix string, p 
 	}
 	query += ` ORDER BY c.namespace, c.id LIMIT ?`
 	args = append(args, limit+1)
-	out, err := collect(ctx, s, []store.CapabilitySummary{}, func(r Row) (c store.CapabilitySummary, err error) {
+	out, err := collect(ctx, s, "capabilities", []store.CapabilitySummary{}, func(r Row) (c store.CapabilitySummary, err error) {
 		l := &c.Latest
 		err = r.Scan(&c.Versions, &l.Namespace, &l.ID, &l.Version, &l.Checksum, &l.Type, &l.Level, &l.AuditStatus,
 			&l.Description, &l.Format, &l.PublishedBy, s.b.ScanTime(&l.PublishedAt))
@@ -159,7 +156,7 @@ func (s *Store) ListCapabilities(ctx context.Context, namespacePrefix string, p 
 		return c, err
 	}, query, args...)
 	if err != nil {
-		return nil, "", s.b.ReadErr("capabilities", err)
+		return nil, "", err
 	}
 	out, next := nextPage(out, limit, func(c store.CapabilitySummary) string { return store.CapabilityCursor(c.Namespace, c.ID) })
 	return out, next, nil

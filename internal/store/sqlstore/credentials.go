@@ -94,16 +94,13 @@ func (s *Store) AllCredentials(ctx context.Context) ([]store.Credential, error) 
 }
 
 func (s *Store) readCredentials(ctx context.Context, query string, secret bool, args ...any) ([]store.Credential, error) {
-	out, err := collect(ctx, s, nil, func(r Row) (c store.Credential, err error) {
+	out, err := collect(ctx, s, "credentials", nil, func(r Row) (c store.Credential, err error) {
 		var hosts string
 		err = r.Scan(s.credTargets(&c, &hosts, secret)...)
 		c.Hosts = store.SplitHosts(hosts)
 		return c, err
 	}, query, args...)
-	if err != nil {
-		return nil, s.b.ReadErr("credentials", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // DeleteCredential implements store.Credentials.

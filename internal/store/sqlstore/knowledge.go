@@ -65,13 +65,10 @@ func (s *Store) GetKnowledgeBase(ctx context.Context, name string) (store.Knowle
 
 // ListKnowledgeBases implements store.KnowledgeBases.
 func (s *Store) ListKnowledgeBases(ctx context.Context) ([]store.KnowledgeBase, error) {
-	out, err := collect(ctx, s, []store.KnowledgeBase{}, func(r Row) (kb store.KnowledgeBase, err error) {
+	out, err := collect(ctx, s, "the knowledge bases", []store.KnowledgeBase{}, func(r Row) (kb store.KnowledgeBase, err error) {
 		return kb, r.Scan(append([]any{&kb.Name}, s.knowledgeTargets(&kb)...)...)
 	}, `SELECT name, `+knowledgeCols+` FROM knowledge_bases ORDER BY name`)
-	if err != nil {
-		return nil, s.b.ReadErr("the knowledge bases", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // DeleteKnowledgeBase implements store.KnowledgeBases.

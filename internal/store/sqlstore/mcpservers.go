@@ -57,14 +57,11 @@ func (s *Store) ListMCPServers(ctx context.Context, accountID string) ([]store.M
 	if err := store.CheckID("account id", accountID); err != nil {
 		return nil, err
 	}
-	out, err := collect(ctx, s, []store.MCPServer{}, func(r Row) (m store.MCPServer, err error) {
+	out, err := collect(ctx, s, "the MCP servers", []store.MCPServer{}, func(r Row) (m store.MCPServer, err error) {
 		m.AccountID = accountID
 		return m, r.Scan(&m.Name, &m.Command, &m.URL, s.b.ScanTime(&m.CreatedAt))
 	}, `SELECT name, command, url, created_at FROM mcp_servers WHERE account_id = ? ORDER BY name`, accountID)
-	if err != nil {
-		return nil, s.b.ReadErr("the MCP servers", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // DeleteMCPServer implements store.MCPServers.

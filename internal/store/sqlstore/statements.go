@@ -30,9 +30,9 @@ func (s *Store) readOne(ctx context.Context, what, key, query string, targets ..
 }
 
 // collect appends to out[:0] each row of query as scan reads it (out
-// decides whether no rows is nil or empty). The error is the database's,
-// for the caller to classify.
-func collect[T any](ctx context.Context, s *Store, out []T, scan func(Row) (T, error), query string, args ...any) ([]T, error) {
+// decides whether no rows is nil or empty); what names the rows in the
+// error ("the agents").
+func collect[T any](ctx context.Context, s *Store, what string, out []T, scan func(Row) (T, error), query string, args ...any) ([]T, error) {
 	err := s.b.Read(ctx, func(q Querier) error {
 		out = out[:0]
 		rows, err := q.Query(ctx, query, args...)
@@ -49,7 +49,10 @@ func collect[T any](ctx context.Context, s *Store, out []T, scan func(Row) (T, e
 		}
 		return rows.Err()
 	})
-	return out, err
+	if err != nil {
+		return nil, s.b.ReadErr(what, err)
+	}
+	return out, nil
 }
 
 // idPage reads a page's limit and the id its cursor is after.
