@@ -75,6 +75,9 @@ func (m nullMicrosTime) Scan(src any) error {
 // readQuerier runs the shared code's reads on the read pool.
 type readQuerier struct{ db *DB }
 
+// Exec is there for the interface: the read pool's connections are
+// query-only, so a statement that writes fails here (a bug: writes go
+// through Write).
 func (q readQuerier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := q.db.rdb.ExecContext(ctx, query, args...)
 	return rowsAffected(res, err)
