@@ -53,7 +53,7 @@ func (db *DB) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Audit
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := parseSeqCursor(q.Cursor)
+	before, err := sqlstore.ParseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -122,7 +122,7 @@ func (db *DB) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Audit
 	next := ""
 	if len(out) > limit {
 		out = out[:limit]
-		next = seqCursor(out[limit-1].ID)
+		next = sqlstore.SeqCursor(out[limit-1].ID)
 	}
 	return out, next, nil
 }

@@ -1,12 +1,9 @@
 package postgres
 
 import (
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/sluicehq/sluice/internal/store"
 )
 
 // Times are timestamptz, which keeps microseconds, the precision of E2A
@@ -40,31 +37,4 @@ func storable(ss ...string) bool {
 		}
 	}
 	return true
-}
-
-// Cursors of seq-ordered lists are the seq of the last row given, in
-// decimal, as in the SQLite store; cursors of id-ordered lists are the last
-// id.
-
-func seqCursor(seq int64) string { return strconv.FormatInt(seq, 10) }
-
-// parseSeqCursor reads a cursor; "" is the start (0).
-func parseSeqCursor(c string) (int64, error) {
-	if c == "" {
-		return 0, nil
-	}
-	v, err := strconv.ParseInt(c, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, store.BadCursor()
-	}
-	return v, nil
-}
-
-// idCursor checks an id cursor: any text, as ids are, but text the database
-// can compare.
-func idCursor(c string) (string, error) {
-	if !storable(c) {
-		return "", store.BadCursor()
-	}
-	return c, nil
 }

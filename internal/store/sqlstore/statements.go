@@ -4,11 +4,10 @@ import (
 	"context"
 
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/store"
 )
 
 // The shapes every table repeats: read one row by its key, read a list,
-// page by id, change one row. what names the record in messages ("account":
+// change one row. what names the record in messages ("account":
 // `account "x" not found`, "the account cannot be read").
 
 // readOne scans the one row query (its only argument key) gives into
@@ -53,27 +52,6 @@ func collect[T any](ctx context.Context, s *Store, what string, out []T, scan fu
 		return nil, s.b.ReadErr(what, err)
 	}
 	return out, nil
-}
-
-// idPage reads a page's limit and the id its cursor is after.
-func (s *Store) idPage(p store.Page) (limit int, after string, err error) {
-	if limit, err = store.PageLimit(p.Limit); err != nil {
-		return 0, "", err
-	}
-	if !s.b.Storable(p.Cursor) {
-		return 0, "", store.BadCursor()
-	}
-	return limit, p.Cursor, nil
-}
-
-// nextPage cuts a list read with limit+1 rows to limit and gives the next
-// page's cursor: the last id given, "" at the end.
-func nextPage[T any](out []T, limit int, id func(T) string) ([]T, string) {
-	if len(out) <= limit {
-		return out, ""
-	}
-	out = out[:limit]
-	return out, id(out[limit-1])
 }
 
 // writeOne runs one statement in a write of its own; when it changes no
