@@ -56,14 +56,17 @@
 // Take the PostgreSQL file as the model (it already reads through Read's
 // function and uses RETURNING), write it here over s.b with ? placeholders,
 // time columns through the dialect and errors through s.b.ReadErr/WriteErr,
-// keeping each message, fault kind and stored encoding; delete the file from
-// both backends; run the contract suite through ./internal/store/sqlite and,
+// keeping each message, fault kind and stored encoding, with the shapes of
+// statements.go and cursors.go; delete the file from both backends; check
+// the stored bytes by writing with the previous binary and reading with the
+// new one, and the other way round, on both databases; run the contract suite through ./internal/store/sqlite and,
 // with SLUICE_TEST_POSTGRES set, ./internal/store/postgres. Where the two
 // files differ by more than syntax (arrays with unnest, FOR UPDATE SKIP
 // LOCKED, an advisory lock), give the difference a name in the Dialect
-// rather than branching on the backend. Helpers the backends still share
-// with unmoved files (rawJSON, notFound, ...) are deleted from a backend
-// once its last user has moved.
+// rather than branching on the backend. A backend's own helper goes when
+// its last user has moved; the ones exported here for the tables still in
+// the backends (JSONText, RawJSON, SeqCursor, ParseSeqCursor) become
+// unexported when theirs have.
 //
 // Moved: accounts, API keys, credentials, agents, MCP servers, knowledge
 // bases, capabilities. What the rest does differently on PostgreSQL, where
