@@ -98,3 +98,44 @@ func (n numbered) Query(ctx context.Context, query string, args ...any) (sqlstor
 func (n numbered) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
 	return n.q.QueryRow(ctx, sqlstore.Numbered(query), args...)
 }
+
+var _ sqlstore.Pipeliner = numbered{}
+
+// ExecEach sends the statements in one batch: one round trip for all.
+func (n numbered) ExecEach(ctx context.Context, query string, args [][]any) error {
+	if len(args) == 0 {
+		return nil
+	}
+	br := n.q.SendBatch(ctx, batch(query, args))
+	for range args {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
+// QueryEach sends the queries in one batch and reads their rows in order.
+func (n numbered) QueryEach(ctx context.Context, query string, args [][]any, scan func(i int, row sqlstore.Row) error) error {
+	if len(args) == 0 {
+		return nil
+	}
+	br := n.q.SendBatch(ctx, batch(query, args))
+	for i := range args {
+		if err := scan(i, br.QueryRow()); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
+func batch(query string, args [][]any) *pgx.Batch {
+	q := sqlstore.Numbered(query)
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(args))}
+	for _, a := range args {
+		b.Queue(q, a...)
+	}
+	return b
+}

@@ -119,8 +119,9 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 		`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?`, s.b.Time(s.b.Now()), keyID, accountID)
 }
 
-// MarkAPIKeysUsed implements store.APIKeys: one statement a key, in id order
-// so two concurrent marks lock shared keys in the same order.
+// MarkAPIKeysUsed implements store.APIKeys: one statement a key (in one
+// round trip where the backend pipelines), in id order so two concurrent
+// marks lock shared keys in the same order.
 func (s *Store) MarkAPIKeysUsed(ctx context.Context, used map[string]time.Time) error {
 	if len(used) == 0 {
 		return nil
@@ -135,15 +136,13 @@ func (s *Store) MarkAPIKeysUsed(ctx context.Context, used map[string]time.Time) 
 		}
 	}
 	slices.Sort(ids)
-	mark := `UPDATE api_keys SET last_used_at = ` + s.b.Greatest() + `(COALESCE(last_used_at, ?), ?) WHERE id = ?`
+	args := make([][]any, len(ids))
+	for i, id := range ids {
+		at := s.b.Time(used[id])
+		args[i] = []any{at, at, id}
+	}
 	err := s.b.Write(ctx, func(tx Querier) error {
-		for _, id := range ids {
-			at := s.b.Time(used[id])
-			if _, err := tx.Exec(ctx, mark, at, at, id); err != nil {
-				return err
-			}
-		}
-		return nil
+		return execEach(ctx, tx, `UPDATE api_keys SET last_used_at = `+s.b.Greatest()+`(COALESCE(last_used_at, ?), ?) WHERE id = ?`, args)
 	})
 	return s.b.WriteErr("API key use", err)
 }

@@ -115,7 +115,8 @@ func (s *Store) DeleteCredential(ctx context.Context, id string) error {
 // transaction. The records are locked (the dialect's row lock) and read in
 // id order, so concurrent rotations lock in the same order; then compared in
 // the order given (the first missing or changed one is the error), then
-// written.
+// written. Reads and writes are one statement a record, each set in one
+// round trip where the backend pipelines.
 func (s *Store) RotateCredentials(ctx context.Context, creds []store.Credential) error {
 	if len(creds) > store.MaxCredentials {
 		return fault.New(fault.Invalid, "%d credentials at once, over the limit of %d", len(creds), store.MaxCredentials)
@@ -135,19 +136,29 @@ func (s *Store) RotateCredentials(ctx context.Context, creds []store.Credential)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	lookup := `SELECT updated_at FROM credentials WHERE id = ?` + s.b.RowLock()
+	lookups := make([][]any, len(ids))
+	for i, id := range ids {
+		lookups[i] = []any{id}
+	}
+	updates := make([][]any, len(creds))
+	for i, c := range creds {
+		updates[i] = []any{c.MasterKeyID, nonEmpty(c.Nonce), c.Ciphertext, now, c.ID}
+	}
 	err := s.b.Write(ctx, func(tx Querier) error {
 		current := make(map[string]time.Time, len(ids))
-		for _, id := range ids {
+		err := queryEach(ctx, tx, `SELECT updated_at FROM credentials WHERE id = ?`+s.b.RowLock(), lookups, func(i int, row Row) error {
 			var at time.Time
-			err := tx.QueryRow(ctx, lookup, id).Scan(s.b.ScanTime(&at))
-			if s.b.IsNoRows(err) {
-				continue
-			}
-			if err != nil {
+			switch err := row.Scan(s.b.ScanTime(&at)); {
+			case s.b.IsNoRows(err):
+				return nil // missing: said below, in the order given
+			case err != nil:
 				return err
 			}
-			current[id] = at
+			current[ids[i]] = at
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		seen := make(map[string]bool, len(creds))
 		for _, c := range creds {
@@ -162,13 +173,7 @@ func (s *Store) RotateCredentials(ctx context.Context, creds []store.Credential)
 			}
 			seen[c.ID] = true
 		}
-		for _, c := range creds {
-			if _, err := tx.Exec(ctx, `UPDATE credentials SET master_key_id = ?, nonce = ?, ciphertext = ?, updated_at = ? WHERE id = ?`,
-				c.MasterKeyID, nonEmpty(c.Nonce), c.Ciphertext, now, c.ID); err != nil {
-				return err
-			}
-		}
-		return nil
+		return execEach(ctx, tx, `UPDATE credentials SET master_key_id = ?, nonce = ?, ciphertext = ?, updated_at = ? WHERE id = ?`, updates)
 	})
 	return s.b.WriteErr("the credentials", err)
 }
