@@ -79,7 +79,7 @@
 // xmax = 0 to tell an insert from an update (kv, shared values, usage), and
 // statements built for the planner (audit, executions). A batch can be one
 // per-row statement through execEach on both (pipelined on PostgreSQL: a
-// rotation of 1000 credentials takes about 1.5 times the old two array
+// rotation of 1000 credentials takes about 1.7 times the old two array
 // statements there, and less than before on SQLite), or a dialect name for
 // the array form where that is too slow; measure against the benchmarks in
 // store/postgres and store/sqlite first.
