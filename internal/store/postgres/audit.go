@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
 )
 
 var auditCols = []string{"time", "request_id", "account_id", "method", "operation", "decision", "latency_ms", "status", "error_code", "details"}
@@ -41,7 +42,7 @@ func (db *DB) AppendAudit(ctx context.Context, recs []store.AuditRecord) error {
 }
 
 func auditRow(r store.AuditRecord) []any {
-	return []any{r.Time, r.RequestID, r.AccountID, r.Method, r.Operation, r.Decision, r.LatencyMs, r.Status, r.ErrorCode, jsonText(r.Details)}
+	return []any{r.Time, r.RequestID, r.AccountID, r.Method, r.Operation, r.Decision, r.LatencyMs, r.Status, r.ErrorCode, sqlstore.JSONText(r.Details)}
 }
 
 // QueryAudit implements store.Audit: newest first by id; the cursor is the id
@@ -52,7 +53,7 @@ func (db *DB) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Audit
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := parseSeqCursor(q.Cursor)
+	before, err := sqlstore.ParseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -110,7 +111,7 @@ func (db *DB) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Audit
 				&r.LatencyMs, &r.Status, &r.ErrorCode, &details); err != nil {
 				return err
 			}
-			r.Time, r.Details = utc(at), rawJSON(details)
+			r.Time, r.Details = utc(at), sqlstore.RawJSON(details)
 			out = append(out, r)
 		}
 		return rows.Err()
@@ -121,7 +122,7 @@ func (db *DB) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Audit
 	next := ""
 	if len(out) > limit {
 		out = out[:limit]
-		next = seqCursor(out[limit-1].ID)
+		next = sqlstore.SeqCursor(out[limit-1].ID)
 	}
 	return out, next, nil
 }

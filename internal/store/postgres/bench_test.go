@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,29 +23,12 @@ import (
 // its round trips compared with a database across a network. The figures
 // are in docs/storage.md ("PostgreSQL").
 func BenchmarkStoreWrites(b *testing.B) {
-	backends := []struct {
-		name string
-		open func(b *testing.B) store.Store
-	}{
-		{"sqlite", func(b *testing.B) store.Store {
-			db, err := sqlite.Open(ctx, sqlite.Options{Dir: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return db
-		}},
-		{"postgres", func(b *testing.B) store.Store {
-			db, err := postgres.Open(ctx, postgres.Options{DSN: pgtest.NewDatabase(b)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return db
-		}},
+	backends := append(slices.Clip(benchStores),
 		// For comparison only: synchronous_commit=off (set per connection
 		// in the DSN) answers before the WAL is flushed, so a crash of the
 		// database server (not of sluice) can lose the last ~0.6 s of
 		// acknowledged writes; the gap to "postgres" is the fsync per commit.
-		{"postgres-async-commit", func(b *testing.B) store.Store {
+		benchStore{"postgres-async-commit", func(b *testing.B) store.Store {
 			dsn := pgtest.NewDatabase(b)
 			if strings.Contains(dsn, "?") {
 				dsn += "&synchronous_commit=off"
@@ -56,8 +40,7 @@ func BenchmarkStoreWrites(b *testing.B) {
 				b.Fatal(err)
 			}
 			return db
-		}},
-	}
+		}})
 	checkpoint := json.RawMessage(`{"version":1,"finished":["0"],"results":{"f":[{"a":1,"b":"two"}]}}`)
 	for _, be := range backends {
 		for _, clients := range []int{1, 32} {
@@ -102,6 +85,30 @@ func BenchmarkStoreWrites(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchStore is a store to measure, opened afresh for each benchmark.
+type benchStore struct {
+	name string
+	open func(b *testing.B) store.Store
+}
+
+// benchStores are the two stores with their default options.
+var benchStores = []benchStore{
+	{"sqlite", func(b *testing.B) store.Store {
+		db, err := sqlite.Open(ctx, sqlite.Options{Dir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return db
+	}},
+	{"postgres", func(b *testing.B) store.Store {
+		db, err := postgres.Open(ctx, postgres.Options{DSN: pgtest.NewDatabase(b)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return db
+	}},
 }
 
 var benchDoc = []byte(`{"operationUpdate":{"operationId":"f","operation":{"FilterData":{"inputPath":"/input/items","conditions":[{"field":"a","operator":"==","value":1}],"outputPath":"/workflow/out"}}}}` + "\n" + `{"beginExecution":{"operationOrder":["f"]}}`)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
 )
 
 // Summary columns are what lists give; full rows add the large ones.
@@ -41,7 +42,7 @@ func (r *execRow) execution() store.Execution {
 	}
 	e.CreatedAt = utc(e.CreatedAt)
 	e.StartedAt, e.FinishedAt = utcPtr(e.StartedAt), utcPtr(e.FinishedAt)
-	e.Input, e.Result, e.Errors = rawJSON(r.input), rawJSON(r.result), rawJSON(r.errors)
+	e.Input, e.Result, e.Errors = sqlstore.RawJSON(r.input), sqlstore.RawJSON(r.result), sqlstore.RawJSON(r.errors)
 	return e
 }
 
@@ -76,8 +77,8 @@ func (db *DB) CreateExecution(ctx context.Context, e store.Execution) (store.Exe
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 			ON CONFLICT (account_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
 			RETURNING seq`,
-			e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
-			e.SessionID, e.BudgetMs, jsonText(e.Result), jsonText(e.Errors), e.CreatedAt, e.StartedAt, e.FinishedAt).Scan(&seq)
+			e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, sqlstore.JSONText(e.Input), string(e.Status), e.Async,
+			e.SessionID, e.BudgetMs, sqlstore.JSONText(e.Result), sqlstore.JSONText(e.Errors), e.CreatedAt, e.StartedAt, e.FinishedAt).Scan(&seq)
 		switch {
 		case err == nil:
 			return nil
@@ -158,7 +159,7 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := parseSeqCursor(q.Cursor)
+	before, err := sqlstore.ParseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -203,7 +204,7 @@ func (db *DB) ListUnfinished(ctx context.Context, kind string, p store.Page) ([]
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := parseSeqCursor(p.Cursor)
+	after, err := sqlstore.ParseSeqCursor(p.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -239,7 +240,7 @@ func (db *DB) listExecutions(ctx context.Context, query string, full bool, limit
 	next := ""
 	if len(out) > limit {
 		out = out[:limit]
-		next = seqCursor(seqs[limit-1])
+		next = sqlstore.SeqCursor(seqs[limit-1])
 	}
 	return out, next, nil
 }
@@ -264,7 +265,7 @@ func (db *DB) UpdateExecution(ctx context.Context, accountID, id string, u store
 			started_at = CASE WHEN started_at IS NULL AND $1 <> 'queued' THEN $4 ELSE started_at END,
 			finished_at = $5
 			WHERE id = $6 AND account_id = $7 AND status NOT IN (`+finalStatuses+`)`,
-			string(u.Status), jsonText(u.Result), jsonText(u.Errors), now, finished, id, accountID)
+			string(u.Status), sqlstore.JSONText(u.Result), sqlstore.JSONText(u.Errors), now, finished, id, accountID)
 		if err != nil {
 			return err
 		}

@@ -37,6 +37,7 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/migrate"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
 )
 
 // Defaults of Options.
@@ -74,6 +75,9 @@ type Options struct {
 // queue (internal/queue/pgqueue) keeps its table in it through Pool, Write
 // and the error helpers.
 type DB struct {
+	// Store is the table code shared with SQLite, over backend.
+	*sqlstore.Store
+
 	log   *slog.Logger
 	clock clock.Clock
 	pool  *pgxpool.Pool
@@ -118,6 +122,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	// A connection whose peer vanished without a word must not hang a call.
 	cfg.PingTimeout = o.ConnectTimeout
 	db := &DB{log: o.Logger, clock: o.Clock}
+	db.Store = sqlstore.New(backend{db})
 	// pgxpool pings a connection that sat idle for a second before handing
 	// it out; for a while after a connection was found dead, it pings every
 	// one, so a retry gets a live connection rather than the next dead one.

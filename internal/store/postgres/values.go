@@ -1,13 +1,9 @@
 package postgres
 
 import (
-	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/sluicehq/sluice/internal/store"
 )
 
 // Times are timestamptz, which keeps microseconds, the precision of E2A
@@ -24,44 +20,11 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
-func microPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC().Truncate(time.Microsecond)
-	return &u
-}
-
-// jsonText binds JSON to a text column: kept byte for byte (text, not jsonb,
-// so a value reads back exactly as it was given); empty is NULL.
-func jsonText(v json.RawMessage) *string {
-	if len(v) == 0 {
-		return nil
-	}
-	s := string(v)
-	return &s
-}
-
-func rawJSON(s *string) json.RawMessage {
-	if s == nil {
-		return nil
-	}
-	return json.RawMessage(*s)
-}
-
 func nullText(s string) *string {
 	if s == "" {
 		return nil
 	}
 	return &s
-}
-
-// nonEmpty binds a nil byte slice as an empty bytea, not NULL.
-func nonEmpty(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }
 
 // storable reports whether every s could be in a text column: valid UTF-8
@@ -74,31 +37,4 @@ func storable(ss ...string) bool {
 		}
 	}
 	return true
-}
-
-// Cursors of seq-ordered lists are the seq of the last row given, in
-// decimal, as in the SQLite store; cursors of id-ordered lists are the last
-// id.
-
-func seqCursor(seq int64) string { return strconv.FormatInt(seq, 10) }
-
-// parseSeqCursor reads a cursor; "" is the start (0).
-func parseSeqCursor(c string) (int64, error) {
-	if c == "" {
-		return 0, nil
-	}
-	v, err := strconv.ParseInt(c, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, store.BadCursor()
-	}
-	return v, nil
-}
-
-// idCursor checks an id cursor: any text, as ids are, but text the database
-// can compare.
-func idCursor(c string) (string, error) {
-	if !storable(c) {
-		return "", store.BadCursor()
-	}
-	return c, nil
 }

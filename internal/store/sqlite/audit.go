@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
 )
 
 // AppendAudit implements store.Audit.
@@ -38,7 +39,7 @@ func (db *DB) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Audit
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := parseSeqCursor(q.Cursor)
+	before, err := sqlstore.ParseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -87,7 +88,7 @@ func (db *DB) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Audit
 	next := ""
 	if len(out) > limit {
 		out = out[:limit]
-		next = seqCursor(out[limit-1].ID)
+		next = sqlstore.SeqCursor(out[limit-1].ID)
 	}
 	return out, next, nil
 }

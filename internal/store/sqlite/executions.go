@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
 )
 
 // Summary columns are what lists give; full rows add the large ones.
@@ -141,7 +142,7 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := parseSeqCursor(q.Cursor)
+	before, err := sqlstore.ParseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -179,7 +180,7 @@ func (db *DB) ListUnfinished(ctx context.Context, kind string, p store.Page) ([]
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := parseSeqCursor(p.Cursor)
+	after, err := sqlstore.ParseSeqCursor(p.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -211,7 +212,7 @@ func (db *DB) listExecutions(ctx context.Context, query string, full bool, limit
 	next := ""
 	if len(out) > limit {
 		out = out[:limit]
-		next = seqCursor(seqs[limit-1])
+		next = sqlstore.SeqCursor(seqs[limit-1])
 	}
 	return out, next, nil
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/dirlock"
 	"github.com/sluicehq/sluice/internal/store/migrate"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
 )
 
 // FileName is the database file inside the data directory.
@@ -76,6 +77,9 @@ type Options struct {
 // (internal/queue/local) keeps its table in it through Write and the read
 // helpers.
 type DB struct {
+	// Store is the table code shared with PostgreSQL, over backend.
+	*sqlstore.Store
+
 	log   *slog.Logger
 	clock clock.Clock
 	lock  *dirlock.Lock
@@ -119,6 +123,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{log: o.Logger, clock: o.Clock, lock: lock}
+	db.Store = sqlstore.New(backend{db})
 	if err := db.open(ctx, o); err != nil {
 		db.Close()
 		return nil, err

@@ -3,11 +3,7 @@ package sqlite
 import (
 	"database/sql"
 	"encoding/json"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/sluicehq/sluice/internal/store"
 )
 
 // Times are stored as INTEGER microseconds since the Unix epoch, UTC: exact,
@@ -49,29 +45,4 @@ func rawJSON(v sql.NullString) json.RawMessage {
 
 func nullText(s string) sql.NullString {
 	return sql.NullString{String: s, Valid: s != ""}
-}
-
-// Cursors of seq-ordered lists are the seq of the last row given, in decimal.
-
-func seqCursor(seq int64) string { return strconv.FormatInt(seq, 10) }
-
-// parseSeqCursor reads a cursor; "" is the start (0).
-func parseSeqCursor(c string) (int64, error) {
-	if c == "" {
-		return 0, nil
-	}
-	v, err := strconv.ParseInt(c, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, store.BadCursor()
-	}
-	return v, nil
-}
-
-// prefixed qualifies each of a comma-separated column list with prefix.
-func prefixed(prefix, cols string) string {
-	parts := strings.Split(cols, ", ")
-	for i, p := range parts {
-		parts[i] = prefix + p
-	}
-	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,97 @@
+package postgres_test
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// BenchmarkAccountTables measures the two stores in one run on the account
+// tables' hot calls: "find" is an API key's look-up with its account (the
+// authentication of a request whose key is not cached), "update" an
+// account's update read back. 1 client gives the latency, 32 the throughput.
+func BenchmarkAccountTables(b *testing.B) {
+	hash := sha256.Sum256([]byte("bench-secret"))
+	for _, be := range benchStores {
+		for _, call := range []string{"find", "update"} {
+			for _, clients := range []int{1, 32} {
+				b.Run(fmt.Sprintf("%s/%s/clients=%d", be.name, call, clients), func(b *testing.B) {
+					s := be.open(b)
+					defer s.Close()
+					if _, err := s.CreateAccount(ctx, store.Account{ID: "bench", Name: "bench"}); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := s.AddAPIKey(ctx, store.APIKey{ID: "key-bench", AccountID: "bench", Hash: hash[:], Prefix: "sk_bench"}); err != nil {
+						b.Fatal(err)
+					}
+					var seq atomic.Int64
+					do := func() error {
+						if call == "find" {
+							_, _, err := s.FindAPIKey(ctx, hash[:])
+							return err
+						}
+						name := fmt.Sprintf("bench-%d", seq.Add(1))
+						_, err := s.UpdateAccount(ctx, "bench", store.AccountUpdate{Name: &name})
+						return err
+					}
+					b.ResetTimer()
+					if clients == 1 {
+						for range b.N {
+							if err := do(); err != nil {
+								b.Fatal(err)
+							}
+						}
+						return
+					}
+					b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+					b.RunParallel(func(pb *testing.PB) {
+						for pb.Next() {
+							if err := do(); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkRotateCredentials measures a vault rotation's write: every
+// credential of a vault of 1000 swapped in one transaction.
+func BenchmarkRotateCredentials(b *testing.B) {
+	const n = 1000
+	for _, be := range benchStores {
+		b.Run(be.name, func(b *testing.B) {
+			s := be.open(b)
+			defer s.Close()
+			creds := make([]store.Credential, n)
+			for i := range creds {
+				c, err := s.PutCredential(ctx, store.Credential{ID: fmt.Sprintf("cred-%04d", i), Type: "bearer",
+					MasterKeyID: "mk0", Nonce: []byte("nonce-000000"), Ciphertext: []byte("ciphertext")})
+				if err != nil {
+					b.Fatal(err)
+				}
+				creds[i] = c
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				all, err := s.AllCredentials(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for j := range all {
+					all[j].MasterKeyID = fmt.Sprintf("mk%d", i+1)
+				}
+				if err := s.RotateCredentials(ctx, all); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
