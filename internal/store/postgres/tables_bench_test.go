@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
 )
@@ -89,6 +90,74 @@ func BenchmarkRotateCredentials(b *testing.B) {
 					all[j].MasterKeyID = fmt.Sprintf("mk%d", i+1)
 				}
 				if err := s.RotateCredentials(ctx, all); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkKV measures the key-value store's write in one run on both
+// stores: "new" puts a key the account does not hold yet (it takes a slot
+// in kv_usage), "update" rewrites one key.
+func BenchmarkKV(b *testing.B) {
+	for _, be := range benchStores {
+		for _, call := range []string{"new", "update"} {
+			b.Run(be.name+"/"+call, func(b *testing.B) {
+				s := be.open(b)
+				defer s.Close()
+				if _, err := s.CreateAccount(ctx, store.Account{ID: "bench", Name: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+				value := []byte(`{"n":1}`)
+				b.ResetTimer()
+				for i := range b.N {
+					key := "key"
+					if call == "new" {
+						// Under the per-account bound: a fresh account every 5000 keys.
+						if i%5000 == 0 && i > 0 {
+							if _, err := s.CreateAccount(ctx, store.Account{ID: fmt.Sprintf("bench-%d", i), Name: "bench"}); err != nil {
+								b.Fatal(err)
+							}
+						}
+						key = fmt.Sprintf("key-%d", i)
+					}
+					account := "bench"
+					if call == "new" && i >= 5000 {
+						account = fmt.Sprintf("bench-%d", i/5000*5000)
+					}
+					if err := s.PutKV(ctx, account, key, value); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSaveRateCounters measures a rate limiter's flush: 1000 counters
+// (500 accounts, two windows) saved in one call, every one an update after
+// the first.
+func BenchmarkSaveRateCounters(b *testing.B) {
+	const accounts = 500
+	for _, be := range benchStores {
+		b.Run(be.name, func(b *testing.B) {
+			s := be.open(b)
+			defer s.Close()
+			start := time.Now().UTC().Truncate(time.Minute)
+			cs := make([]store.RateCounter, 0, 2*accounts)
+			for i := range accounts {
+				id := fmt.Sprintf("acct-%04d", i)
+				cs = append(cs,
+					store.RateCounter{AccountID: id, Window: "minute", Start: start, End: start.Add(time.Minute)},
+					store.RateCounter{AccountID: id, Window: "hour", Start: start.Truncate(time.Hour), End: start.Truncate(time.Hour).Add(time.Hour)})
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				for j := range cs {
+					cs[j].Count = int64(i + 1)
+				}
+				if err := s.SaveRateCounters(ctx, start, cs); err != nil {
 					b.Fatal(err)
 				}
 			}
