@@ -1,0 +1,83 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// PutKV implements store.KV. A key that exists is updated in place. A new
+// key is inserted (a concurrent writer that inserted it first turns the
+// insert into the update) and then takes a slot in kv_usage, whose row
+// lock on PostgreSQL serialises the account's new keys across processes
+// until COMMIT, so the bound is exact; an account that is full rolls the
+// insert back.
+func (s *Store) PutKV(ctx context.Context, accountID, key string, value json.RawMessage) error {
+	if err := store.CheckKV(accountID, key, value, true); err != nil {
+		return err
+	}
+	now := s.b.Time(s.b.Now())
+	const update = `UPDATE kv SET value = ?, updated_at = ? WHERE account_id = ? AND key = ?`
+	err := s.b.Write(ctx, func(tx Querier) error {
+		n, err := tx.Exec(ctx, update, string(value), now, accountID, key)
+		if err != nil || n == 1 {
+			return err
+		}
+		var one int
+		err = tx.QueryRow(ctx, `INSERT INTO kv (account_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (account_id, key) DO NOTHING RETURNING 1`, accountID, key, string(value), now).Scan(&one)
+		switch {
+		case s.b.IsForeignKey(err):
+			return notFound("account", accountID)
+		case s.b.IsNoRows(err):
+			_, err = tx.Exec(ctx, update, string(value), now, accountID, key)
+			return err
+		case err != nil:
+			return err
+		}
+		var keys int
+		err = tx.QueryRow(ctx, `INSERT INTO kv_usage (account_id, keys) VALUES (?, 1)
+			ON CONFLICT (account_id) DO UPDATE SET keys = kv_usage.keys + 1 WHERE kv_usage.keys < ?
+			RETURNING keys`, accountID, store.MaxKVKeysPerAccount).Scan(&keys)
+		if s.b.IsNoRows(err) {
+			return store.KVFull()
+		}
+		return err
+	})
+	return s.b.WriteErr("the stored value", err)
+}
+
+// GetKV implements store.KV.
+func (s *Store) GetKV(ctx context.Context, accountID, key string) (json.RawMessage, bool, error) {
+	if err := store.CheckKV(accountID, key, nil, false); err != nil {
+		return nil, false, err
+	}
+	var v string
+	err := s.b.Read(ctx, func(q Querier) error {
+		return q.QueryRow(ctx, `SELECT value FROM kv WHERE account_id = ? AND key = ?`, accountID, key).Scan(&v)
+	})
+	if s.b.IsNoRows(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.b.ReadErr("the stored value", err)
+	}
+	return json.RawMessage(v), true, nil
+}
+
+// DeleteKV implements store.KV.
+func (s *Store) DeleteKV(ctx context.Context, accountID, key string) error {
+	if err := store.CheckKV(accountID, key, nil, false); err != nil {
+		return err
+	}
+	err := s.b.Write(ctx, func(tx Querier) error {
+		n, err := tx.Exec(ctx, `DELETE FROM kv WHERE account_id = ? AND key = ?`, accountID, key)
+		if err != nil || n == 0 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE kv_usage SET keys = keys - 1 WHERE account_id = ?`, accountID)
+		return err
+	})
+	return s.b.WriteErr("the stored value", err)
+}
