@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -139,3 +140,21 @@ func batch(query string, args [][]any) *pgx.Batch {
 	}
 	return b
 }
+
+// Unnest binds one array a column, each of its SQL type.
+func (backend) Unnest(types []string, rows [][]any) (string, []any, bool) {
+	cols := make([]string, len(types))
+	args := make([]any, len(types))
+	for j, t := range types {
+		cols[j] = "?::" + t + "[]"
+		col := make([]any, len(rows))
+		for i, r := range rows {
+			col[i] = r[j]
+		}
+		args[j] = col
+	}
+	return "SELECT * FROM unnest(" + strings.Join(cols, ", ") + ")", args, true
+}
+
+// Inserted: a row the statement inserted has no deleting transaction yet.
+func (backend) Inserted() string { return "xmax = 0" }

@@ -128,3 +128,9 @@ func rowsAffected(res sql.Result, err error) (int64, error) {
 type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { r.Rows.Close() }
+
+// Unnest: none; a statement a row is a call within the process.
+func (backend) Unnest([]string, [][]any) (string, []any, bool) { return "", nil, false }
+
+// Inserted: none; the one writer makes update-then-insert exact.
+func (backend) Inserted() string { return "" }

@@ -40,4 +40,14 @@ type Dialect interface {
 	SerialLock(name string) string
 	// Greatest is the name of the two-argument maximum function.
 	Greatest() string
+	// Unnest is a row source for many rows in one statement: a SELECT of
+	// the rows' columns, of the given SQL types, and the arguments it binds
+	// (PostgreSQL: unnest of one array a column). ok is false where one
+	// statement a row is as fast (SQLite, whose statements are calls within
+	// the process); see insertRows.
+	Unnest(types []string, rows [][]any) (from string, args []any, ok bool)
+	// Inserted is a RETURNING expression that is true where an upsert
+	// inserted its row and false where it updated one (PostgreSQL: xmax =
+	// 0); "" where the backend has none, and upsert updates first.
+	Inserted() string
 }

@@ -1,6 +1,9 @@
 package sqlstore
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Pipeliner is a Querier that sends many statements in one round trip
 // (PostgreSQL's pipeline). A batch of rows then costs one round trip rather
@@ -40,3 +43,21 @@ func queryEach(ctx context.Context, q Querier, query string, args [][]any, scan 
 	}
 	return nil
 }
+
+// insertRows runs "INSERT INTO "+into+" "+source+" "+conflict for rows,
+// each of len(types) values of those SQL types: one statement over the
+// dialect's Unnest where it has one, else one VALUES statement a row
+// (pipelined where q can). In the one statement, ON CONFLICT may touch a
+// row once: rows holds no two of one key, and in key order, so concurrent
+// writers lock shared rows in one order.
+func (s *Store) insertRows(ctx context.Context, q Querier, into string, types []string, conflict string, rows [][]any) error {
+	if from, args, ok := s.b.Unnest(types, rows); ok {
+		_, err := q.Exec(ctx, "INSERT INTO "+into+" "+from+" "+conflict, args...)
+		return err
+	}
+	values := "VALUES (?" + repeatPlaceholders(len(types)-1) + ")"
+	return execEach(ctx, q, "INSERT INTO "+into+" "+values+" "+conflict, rows)
+}
+
+// repeatPlaceholders is n more placeholders, each after a comma.
+func repeatPlaceholders(n int) string { return strings.Repeat(", ?", n) }

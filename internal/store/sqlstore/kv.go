@@ -7,40 +7,29 @@ import (
 	"github.com/sluicehq/sluice/internal/store"
 )
 
-// PutKV implements store.KV. A key that exists is updated in place. A new
-// key is inserted (a concurrent writer that inserted it first turns the
-// insert into the update) and then takes a slot in kv_usage, whose row
-// lock on PostgreSQL serialises the account's new keys across processes
-// until COMMIT, so the bound is exact; an account that is full rolls the
-// insert back.
+// PutKV implements store.KV. The value is upserted first; only a key that
+// was new then takes a slot in kv_usage, whose row lock on PostgreSQL
+// serialises the account's new keys across processes until COMMIT, so the
+// bound is exact. An account that is full rolls the insert back.
 func (s *Store) PutKV(ctx context.Context, accountID, key string, value json.RawMessage) error {
 	if err := store.CheckKV(accountID, key, value, true); err != nil {
 		return err
 	}
 	now := s.b.Time(s.b.Now())
-	const update = `UPDATE kv SET value = ?, updated_at = ? WHERE account_id = ? AND key = ?`
 	err := s.b.Write(ctx, func(tx Querier) error {
-		n, err := tx.Exec(ctx, update, string(value), now, accountID, key)
-		if err != nil || n == 1 {
-			return err
-		}
-		var one int
-		err = tx.QueryRow(ctx, `INSERT INTO kv (account_id, key, value, updated_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (account_id, key) DO NOTHING RETURNING 1`, accountID, key, string(value), now).Scan(&one)
+		inserted, err := s.upsert(ctx, tx, `kv (account_id, key, value, updated_at)`, `(account_id, key)`,
+			`value = excluded.value, updated_at = excluded.updated_at`, []any{accountID, key, string(value), now},
+			`kv SET value = ?, updated_at = ? WHERE account_id = ? AND key = ?`, []any{string(value), now, accountID, key})
 		switch {
 		case s.b.IsForeignKey(err):
 			return notFound("account", accountID)
-		case s.b.IsNoRows(err):
-			_, err = tx.Exec(ctx, update, string(value), now, accountID, key)
-			return err
-		case err != nil:
+		case err != nil || !inserted:
 			return err
 		}
-		var keys int
-		err = tx.QueryRow(ctx, `INSERT INTO kv_usage (account_id, keys) VALUES (?, 1)
-			ON CONFLICT (account_id) DO UPDATE SET keys = kv_usage.keys + 1 WHERE kv_usage.keys < ?
-			RETURNING keys`, accountID, store.MaxKVKeysPerAccount).Scan(&keys)
-		if s.b.IsNoRows(err) {
+		n, err := tx.Exec(ctx, `INSERT INTO kv_usage (account_id, keys) VALUES (?, 1)
+			ON CONFLICT (account_id) DO UPDATE SET keys = kv_usage.keys + 1 WHERE kv_usage.keys < ?`,
+			accountID, store.MaxKVKeysPerAccount)
+		if err == nil && n == 0 {
 			return store.KVFull()
 		}
 		return err
