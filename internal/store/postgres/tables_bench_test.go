@@ -164,3 +164,55 @@ func BenchmarkSaveRateCounters(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAudit measures the audit log on both stores: "append/N" writes
+// N records in one call (the auditor's flush), "query/all" and
+// "query/account" read the newest page, unfiltered and by account, of 2000
+// records of 4 accounts.
+func BenchmarkAudit(b *testing.B) {
+	rec := func(i int) store.AuditRecord {
+		return store.AuditRecord{Time: time.Now(), RequestID: fmt.Sprintf("req-%d", i), AccountID: fmt.Sprintf("acct-%d", i%4),
+			Method: "workflow.execute", Decision: store.DecisionAllow, LatencyMs: 3, Status: "succeeded", Details: []byte(`{"n":1}`)}
+	}
+	for _, be := range benchStores {
+		for _, n := range []int{1, 4, 100} {
+			b.Run(fmt.Sprintf("%s/append/%d", be.name, n), func(b *testing.B) {
+				s := be.open(b)
+				defer s.Close()
+				recs := make([]store.AuditRecord, n)
+				for i := range recs {
+					recs[i] = rec(i)
+				}
+				b.ResetTimer()
+				for range b.N {
+					if err := s.AppendAudit(ctx, recs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		for _, by := range []string{"all", "account"} {
+			b.Run(be.name+"/query/"+by, func(b *testing.B) {
+				s := be.open(b)
+				defer s.Close()
+				recs := make([]store.AuditRecord, 2000)
+				for i := range recs {
+					recs[i] = rec(i)
+				}
+				if err := s.AppendAudit(ctx, recs); err != nil {
+					b.Fatal(err)
+				}
+				q := store.AuditQuery{Page: store.Page{Limit: 50}}
+				if by == "account" {
+					q.AccountID = "acct-1"
+				}
+				b.ResetTimer()
+				for range b.N {
+					if _, _, err := s.QueryAudit(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
