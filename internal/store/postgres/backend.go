@@ -24,7 +24,7 @@ func (b backend) Read(ctx context.Context, fn func(q sqlstore.Querier) error) er
 }
 
 func (b backend) Write(ctx context.Context, fn func(tx sqlstore.Querier) error) error {
-	return b.db.Write(ctx, func(tx pgx.Tx) error { return fn(numbered{tx}) })
+	return b.db.Write(ctx, func(tx pgx.Tx) error { return fn(numberedTx{numbered{tx}, tx}) })
 }
 
 func (b backend) Now() time.Time { return b.db.now() }
@@ -130,6 +130,19 @@ func (n numbered) QueryEach(ctx context.Context, query string, args [][]any, sca
 		}
 	}
 	return br.Close()
+}
+
+// numberedTx is numbered in a write transaction, which can COPY.
+type numberedTx struct {
+	numbered
+	tx pgx.Tx
+}
+
+var _ sqlstore.Copier = numberedTx{}
+
+func (n numberedTx) CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error {
+	_, err := n.tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+	return err
 }
 
 func batch(query string, args [][]any) *pgx.Batch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
 )
 
 // SaveCheckpoint implements store.Checkpoints.
@@ -51,11 +52,6 @@ func (db *DB) LoadCheckpoint(ctx context.Context, executionID string) (json.RawM
 	return json.RawMessage(data), nil
 }
 
-// copyAbove is the append size from which frames go in by COPY rather than
-// INSERT: COPY streams, so a full append (1000 frames of up to 1 MiB) never
-// becomes one huge statement, but costs a round trip more.
-const copyAbove = 4
-
 // AppendEvents implements store.Events. Bumping the execution's event_seq
 // numbers the frames and holds the execution's row lock until COMMIT, so
 // concurrent appends (from any process) get consecutive sequences without
@@ -86,7 +82,7 @@ func (db *DB) AppendEvents(ctx context.Context, executionID string, frames ...js
 			return err
 		}
 		first := last - n + 1
-		if len(frames) <= copyAbove {
+		if len(frames) <= sqlstore.CopyAbove {
 			for i, f := range frames {
 				if _, err := tx.Exec(ctx, `INSERT INTO events (execution_id, seq, data, created_at) VALUES ($1, $2, $3, $4)`,
 					executionID, first+int64(i), string(f), now); err != nil {

@@ -61,3 +61,24 @@ func (s *Store) insertRows(ctx context.Context, q Querier, into string, types []
 
 // repeatPlaceholders is n more placeholders, each after a comma.
 func repeatPlaceholders(n int) string { return strings.Repeat(", ?", n) }
+
+// Copier is a write Querier that streams rows into a table (PostgreSQL's
+// COPY): a large append never becomes one huge statement.
+type Copier interface {
+	CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error
+}
+
+// CopyAbove is the append size from which rows go in by a Copier rather
+// than one INSERT a row: COPY streams, but costs a round trip more.
+const CopyAbove = 4
+
+// appendRows inserts rows into table's cols, in order: by the Copier where
+// q is one and there are more than CopyAbove, else one INSERT a row
+// (pipelined where q can).
+func appendRows(ctx context.Context, q Querier, table string, cols []string, rows [][]any) error {
+	if c, ok := q.(Copier); ok && len(rows) > CopyAbove {
+		return c.CopyRows(ctx, table, cols, rows)
+	}
+	values := "VALUES (?" + repeatPlaceholders(len(cols)-1) + ")"
+	return execEach(ctx, q, "INSERT INTO "+table+" ("+strings.Join(cols, ", ")+") "+values, rows)
+}
