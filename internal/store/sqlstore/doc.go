@@ -20,7 +20,9 @@
 //
 // A backend's Querier may also be a Pipeliner (each.go): execEach and
 // queryEach then send one statement for many rows in one round trip
-// (PostgreSQL's pgx batch) where SQLite simply runs them one by one.
+// (PostgreSQL's pgx batch) where SQLite simply runs them one by one. A write
+// Querier may be a Copier (PostgreSQL's COPY): appendRows streams an append
+// of more than CopyAbove rows through it.
 //
 // # The dialect
 //
@@ -44,6 +46,13 @@
 //     across processes; on SQLite both are empty, as its one writer already
 //     serialises every write.
 //   - Functions that differ by name: Greatest (MAX or GREATEST).
+//   - Batches: Unnest is PostgreSQL's row source of one array a column, so
+//     insertRows upserts many rows in one statement; SQLite has none and
+//     runs one statement a row (calls within the process, as fast).
+//   - Inserted: PostgreSQL's RETURNING xmax = 0, which tells the upsert's
+//     insert from its update in one statement; SQLite has none, and upsert
+//     (upsert.go) updates first and inserts where nothing was there, exact
+//     under its one writer and, on PostgreSQL, under concurrent inserts too.
 //
 // Upsert (INSERT ... ON CONFLICT ... DO UPDATE ... excluded) and RETURNING
 // are the same on both (SQLite 3.35 and later), so they are not in the
@@ -73,14 +82,28 @@
 // unexported when theirs have.
 //
 // Moved: accounts, API keys, credentials, agents, MCP servers, knowledge
-// bases, capabilities. What the rest does differently on PostgreSQL, where
-// SQLite runs one statement a row: arrays (unnest, = ANY) for batches (usage,
-// rate counters, shared slots and values), COPY (audit, events), RETURNING
-// xmax = 0 to tell an insert from an update (kv, shared values, usage), and
-// statements built for the planner (audit, executions). A batch can be one
-// per-row statement through execEach on both (pipelined on PostgreSQL: a
-// rotation of 1000 credentials takes about 1.7 times the old two array
-// statements there, and less than before on SQLite), or a dialect name for
-// the array form where that is too slow; measure against the benchmarks in
-// store/postgres and store/sqlite first.
+// bases, capabilities; then the key-value store, the rate counters and the
+// audit log. Their PostgreSQL-only forms went as follows, each decided by
+// an alternated A/B of its benchmark in store/postgres (tables_bench_test.go,
+// both stores in one run):
+//
+//   - rate counters: one pipelined upsert a counter was about twice the old
+//     unnest statement on PostgreSQL (1000 counters), so the array form
+//     stays, named Unnest in the dialect (insertRows);
+//   - kv: update first, then insert-or-nothing cost a third round trip for a
+//     new key on PostgreSQL (about 10 % slower), so xmax = 0 stays, named
+//     Inserted (upsert); SQLite's new key is now three statements, not four;
+//   - audit: COPY stays above CopyAbove records through the Copier; below,
+//     the INSERTs are pipelined (4 records: about 0.6 of the old time on
+//     PostgreSQL). The query names only the filters in use on both (the
+//     PostgreSQL form; on SQLite as fast as the old always-bound form).
+//
+// Left: discovery usage (= ANY arrays to check and count accounts, unnest
+// with RETURNING xmax = 0 over many rows, FOR KEY SHARE), shared slots and
+// values (arrays, xmax = 0), events and checkpoints (COPY, the execution's
+// row lock for gapless numbering) and executions (statements built for the
+// planner, the queue's SKIP LOCKED). Unnest, Inserted and appendRows are
+// the names those need; usage wants a RETURNING form of insertRows and a
+// dialect name for "these accounts exist, locked against delete" (FOR KEY
+// SHARE; SQLite's foreign key does it per row).
 package sqlstore
