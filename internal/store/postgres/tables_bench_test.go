@@ -67,34 +67,30 @@ func BenchmarkAccountTables(b *testing.B) {
 // credential of a vault of 1000 swapped in one transaction.
 func BenchmarkRotateCredentials(b *testing.B) {
 	const n = 1000
-	for _, be := range benchStores {
-		b.Run(be.name, func(b *testing.B) {
-			s := be.open(b)
-			defer s.Close()
-			creds := make([]store.Credential, n)
-			for i := range creds {
-				c, err := s.PutCredential(ctx, store.Credential{ID: fmt.Sprintf("cred-%04d", i), Type: "bearer",
-					MasterKeyID: "mk0", Nonce: []byte("nonce-000000"), Ciphertext: []byte("ciphertext")})
-				if err != nil {
-					b.Fatal(err)
-				}
-				creds[i] = c
+	eachStore(b, func(b *testing.B, s store.Store) {
+		creds := make([]store.Credential, n)
+		for i := range creds {
+			c, err := s.PutCredential(ctx, store.Credential{ID: fmt.Sprintf("cred-%04d", i), Type: "bearer",
+				MasterKeyID: "mk0", Nonce: []byte("nonce-000000"), Ciphertext: []byte("ciphertext")})
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ResetTimer()
-			for i := range b.N {
-				all, err := s.AllCredentials(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for j := range all {
-					all[j].MasterKeyID = fmt.Sprintf("mk%d", i+1)
-				}
-				if err := s.RotateCredentials(ctx, all); err != nil {
-					b.Fatal(err)
-				}
+			creds[i] = c
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			all, err := s.AllCredentials(ctx)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+			for j := range all {
+				all[j].MasterKeyID = fmt.Sprintf("mk%d", i+1)
+			}
+			if err := s.RotateCredentials(ctx, all); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkKV measures the key-value store's write in one run on both
@@ -140,29 +136,25 @@ func BenchmarkKV(b *testing.B) {
 // the first.
 func BenchmarkSaveRateCounters(b *testing.B) {
 	const accounts = 500
-	for _, be := range benchStores {
-		b.Run(be.name, func(b *testing.B) {
-			s := be.open(b)
-			defer s.Close()
-			start := time.Now().UTC().Truncate(time.Minute)
-			cs := make([]store.RateCounter, 0, 2*accounts)
-			for i := range accounts {
-				id := fmt.Sprintf("acct-%04d", i)
-				cs = append(cs,
-					store.RateCounter{AccountID: id, Window: "minute", Start: start, End: start.Add(time.Minute)},
-					store.RateCounter{AccountID: id, Window: "hour", Start: start.Truncate(time.Hour), End: start.Truncate(time.Hour).Add(time.Hour)})
+	eachStore(b, func(b *testing.B, s store.Store) {
+		start := time.Now().UTC().Truncate(time.Minute)
+		cs := make([]store.RateCounter, 0, 2*accounts)
+		for i := range accounts {
+			id := fmt.Sprintf("acct-%04d", i)
+			cs = append(cs,
+				store.RateCounter{AccountID: id, Window: "minute", Start: start, End: start.Add(time.Minute)},
+				store.RateCounter{AccountID: id, Window: "hour", Start: start.Truncate(time.Hour), End: start.Truncate(time.Hour).Add(time.Hour)})
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			for j := range cs {
+				cs[j].Count = int64(i + 1)
 			}
-			b.ResetTimer()
-			for i := range b.N {
-				for j := range cs {
-					cs[j].Count = int64(i + 1)
-				}
-				if err := s.SaveRateCounters(ctx, start, cs); err != nil {
-					b.Fatal(err)
-				}
+			if err := s.SaveRateCounters(ctx, start, cs); err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+		}
+	})
 }
 
 // BenchmarkAudit measures the audit log on both stores: "append/N" writes
@@ -214,5 +206,16 @@ func BenchmarkAudit(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// eachStore runs fn as a sub-benchmark on each store, opened afresh.
+func eachStore(b *testing.B, fn func(b *testing.B, s store.Store)) {
+	for _, be := range benchStores {
+		b.Run(be.name, func(b *testing.B) {
+			s := be.open(b)
+			defer s.Close()
+			fn(b, s)
+		})
 	}
 }

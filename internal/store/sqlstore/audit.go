@@ -74,30 +74,15 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	query += ` ORDER BY id DESC LIMIT ?`
 	args = append(args, limit+1)
 
-	var out []store.AuditRecord
-	err = s.b.Read(ctx, func(qr Querier) error {
-		out = out[:0]
-		rows, err := qr.Query(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				r       store.AuditRecord
-				details *string
-			)
-			if err := rows.Scan(&r.ID, s.b.ScanTime(&r.Time), &r.RequestID, &r.AccountID, &r.Method, &r.Operation, &r.Decision,
-				&r.LatencyMs, &r.Status, &r.ErrorCode, &details); err != nil {
-				return err
-			}
-			r.Details = RawJSON(details)
-			out = append(out, r)
-		}
-		return rows.Err()
-	})
+	out, err := collect(ctx, s, "audit records", nil, func(row Row) (r store.AuditRecord, err error) {
+		var details *string
+		err = row.Scan(&r.ID, s.b.ScanTime(&r.Time), &r.RequestID, &r.AccountID, &r.Method, &r.Operation, &r.Decision,
+			&r.LatencyMs, &r.Status, &r.ErrorCode, &details)
+		r.Details = RawJSON(details)
+		return r, err
+	}, query, args...)
 	if err != nil {
-		return nil, "", s.b.ReadErr("audit records", err)
+		return nil, "", err
 	}
 	next := ""
 	if len(out) > limit {

@@ -54,26 +54,9 @@ func compareWindow(a, b store.RateCounter) int {
 
 // LoadRateCounters implements store.RateCounters.
 func (s *Store) LoadRateCounters(ctx context.Context, now time.Time) ([]store.RateCounter, error) {
-	var out []store.RateCounter
-	err := s.b.Read(ctx, func(q Querier) error {
-		out = out[:0]
-		rows, err := q.Query(ctx, `SELECT account_id, kind, window_start, window_end, count FROM rate_counters
-			WHERE window_end > ? ORDER BY account_id, kind, window_start`, s.b.Time(now))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c store.RateCounter
-			if err := rows.Scan(&c.AccountID, &c.Window, s.b.ScanTime(&c.Start), s.b.ScanTime(&c.End), &c.Count); err != nil {
-				return err
-			}
-			out = append(out, c)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, s.b.ReadErr("rate counters", err)
-	}
-	return out, nil
+	return collect(ctx, s, "rate counters", nil, func(row Row) (c store.RateCounter, err error) {
+		err = row.Scan(&c.AccountID, &c.Window, s.b.ScanTime(&c.Start), s.b.ScanTime(&c.End), &c.Count)
+		return c, err
+	}, `SELECT account_id, kind, window_start, window_end, count FROM rate_counters
+		WHERE window_end > ? ORDER BY account_id, kind, window_start`, s.b.Time(now))
 }
