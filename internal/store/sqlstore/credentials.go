@@ -115,8 +115,9 @@ func (s *Store) DeleteCredential(ctx context.Context, id string) error {
 // transaction. The records are locked (the dialect's row lock) and read in
 // id order, so concurrent rotations lock in the same order; then compared in
 // the order given (the first missing or changed one is the error), then
-// written. Reads and writes are one statement a record, each set in one
-// round trip where the backend pipelines.
+// written. Where the dialect has Unnest the read and the write are one
+// statement each; else one statement a record, each set in one round trip
+// where the backend pipelines.
 func (s *Store) RotateCredentials(ctx context.Context, creds []store.Credential) error {
 	if len(creds) > store.MaxCredentials {
 		return fault.New(fault.Invalid, "%d credentials at once, over the limit of %d", len(creds), store.MaxCredentials)
@@ -136,27 +137,12 @@ func (s *Store) RotateCredentials(ctx context.Context, creds []store.Credential)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	lookups := make([][]any, len(ids))
-	for i, id := range ids {
-		lookups[i] = []any{id}
-	}
 	updates := make([][]any, len(creds))
 	for i, c := range creds {
 		updates[i] = []any{c.MasterKeyID, nonEmpty(c.Nonce), c.Ciphertext, now, c.ID}
 	}
 	err := s.b.Write(ctx, func(tx Querier) error {
-		current := make(map[string]time.Time, len(ids))
-		err := queryEach(ctx, tx, `SELECT updated_at FROM credentials WHERE id = ?`+s.b.RowLock(), lookups, func(i int, row Row) error {
-			var at time.Time
-			switch err := row.Scan(s.b.ScanTime(&at)); {
-			case s.b.IsNoRows(err):
-				return nil // missing: said below, in the order given
-			case err != nil:
-				return err
-			}
-			current[ids[i]] = at
-			return nil
-		})
+		current, err := s.lockCredentials(ctx, tx, ids)
 		if err != nil {
 			return err
 		}
@@ -173,7 +159,70 @@ func (s *Store) RotateCredentials(ctx context.Context, creds []store.Credential)
 			}
 			seen[c.ID] = true
 		}
-		return execEach(ctx, tx, `UPDATE credentials SET master_key_id = ?, nonce = ?, ciphertext = ?, updated_at = ? WHERE id = ?`, updates)
+		return s.updateCredentials(ctx, tx, now, updates)
 	})
 	return s.b.WriteErr("the credentials", err)
+}
+
+// credentialTypes are the SQL types of a rotation's rows: master key id,
+// nonce, ciphertext, id (the order of updates' rows, now left out).
+var credentialTypes = []string{"text", "bytea", "bytea", "text"}
+
+// lockCredentials reads and locks the records of ids (sorted, no two
+// alike) in id order, and answers when each was last updated; a missing one
+// is not in the answer. One statement over the dialect's Unnest where it
+// has one (a rotation of a whole vault is one round trip, not one a record),
+// else one lookup a record (pipelined where tx can).
+func (s *Store) lockCredentials(ctx context.Context, tx Querier, ids []string) (map[string]time.Time, error) {
+	current := make(map[string]time.Time, len(ids))
+	rows := make([][]any, len(ids))
+	for i, id := range ids {
+		rows[i] = []any{id}
+	}
+	from, args, ok := s.b.Unnest([]string{"text"}, rows)
+	if !ok {
+		err := queryEach(ctx, tx, `SELECT updated_at FROM credentials WHERE id = ?`+s.b.RowLock(), rows, func(i int, row Row) error {
+			var at time.Time
+			switch err := row.Scan(s.b.ScanTime(&at)); {
+			case s.b.IsNoRows(err):
+				return nil // missing: the caller says so, in the order given
+			case err != nil:
+				return err
+			}
+			current[ids[i]] = at
+			return nil
+		})
+		return current, err
+	}
+	found, err := tx.Query(ctx, `SELECT id, updated_at FROM credentials WHERE id IN (`+from+`) ORDER BY id`+s.b.RowLock(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer found.Close()
+	for found.Next() {
+		var id string
+		var at time.Time
+		if err := found.Scan(&id, s.b.ScanTime(&at)); err != nil {
+			return nil, err
+		}
+		current[id] = at
+	}
+	return current, found.Err()
+}
+
+// updateCredentials writes a rotation's rows (master key id, nonce,
+// ciphertext, updated_at, id): one UPDATE over the dialect's Unnest where it
+// has one, else one a record (pipelined where tx can).
+func (s *Store) updateCredentials(ctx context.Context, tx Querier, now any, updates [][]any) error {
+	rows := make([][]any, len(updates))
+	for i, u := range updates {
+		rows[i] = []any{u[0], u[1], u[2], u[4]}
+	}
+	from, args, ok := s.b.Unnest(credentialTypes, rows)
+	if !ok {
+		return execEach(ctx, tx, `UPDATE credentials SET master_key_id = ?, nonce = ?, ciphertext = ?, updated_at = ? WHERE id = ?`, updates)
+	}
+	_, err := tx.Exec(ctx, `UPDATE credentials SET master_key_id = u.mk, nonce = u.nonce, ciphertext = u.ct, updated_at = ?
+		FROM (`+from+`) AS u(mk, nonce, ct, id) WHERE credentials.id = u.id`, append([]any{now}, args...)...)
+	return err
 }
