@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -37,13 +36,9 @@ import (
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/queue/byurl"
-	"github.com/sluicehq/sluice/internal/queue/local"
-	"github.com/sluicehq/sluice/internal/queue/pgqueue"
 	"github.com/sluicehq/sluice/internal/ratelimit"
 	"github.com/sluicehq/sluice/internal/storage"
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/store/postgres"
-	"github.com/sluicehq/sluice/internal/store/sqlite"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/validate"
 	"github.com/sluicehq/sluice/internal/workflow"
@@ -58,12 +53,9 @@ type App struct {
 	// "" when it existed already or comes from the configuration.
 	AdminKey string
 
-	cfg   *config.Config
-	db    store.Store
-	queue queue.Queue
-	// lite is the SQLite store when it is the store (one process owns the
-	// data directory); nil with PostgreSQL.
-	lite    *local.Queue
+	cfg     *config.Config
+	db      store.Store
+	queue   queue.Queue
 	limiter *ratelimit.Limiter
 	audit   *audit.Writer
 	execs   *execution.Manager
@@ -106,31 +98,18 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 			a.Close()
 		}
 	}()
-	if cfg.Store.Postgres() {
-		pg, err := postgres.Open(ctx, postgres.Options{DSN: cfg.Store.DSN, Logger: log, Clock: clk})
-		if err != nil {
-			return nil, err
-		}
-		a.db, a.queue = pg, pgqueue.New(pg, pgqueue.Options{Clock: clk, Logger: log})
-	} else {
-		lite, err := sqlite.Open(ctx, sqlite.Options{Dir: cfg.DataDir, Logger: log, Clock: clk})
-		if err != nil {
-			return nil, err
-		}
-		a.lite = local.New(lite, clk)
-		a.db, a.queue = lite, a.lite
+	prof, err := openProfile(ctx, cfg, clk, log)
+	if err != nil {
+		return nil, err
 	}
-	pepper, sealed, err := openKeys(ctx, cfg, a.db, a.lite == nil, clk, log)
+	a.db, a.queue = prof.db, prof.queue
+	pepper, sealed, err := openKeys(ctx, cfg, a.db, prof.shared, clk, log)
 	if err != nil {
 		return nil, err
 	}
 	rateOpts := ratelimit.Options{Clock: clk, Defaults: defaultRateLimits(cfg.RateLimits),
-		Persister: ratePersister{st: a.db, clock: clk}, FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}
-	if a.lite == nil {
-		// Gateways sharing PostgreSQL count every limit in it
-		// (docs/scale-out.md).
-		rateOpts.Persister, rateOpts.Shared = nil, sharedRateLimits{limits: a.db}
-	}
+		FlushInterval: cfg.RateLimits.FlushInterval, Logger: log}
+	prof.rateLimits(&rateOpts)
 	if a.limiter, err = ratelimit.Open(ctx, rateOpts); err != nil {
 		return nil, err
 	}
@@ -155,11 +134,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if cfg.Session.TTL > 0 {
 		session.SessionTTL = cfg.Session.TTL
 	}
-	var sessionStore, fileStore op.Storage = session, &storage.Files{Dir: filepath.Join(cfg.DataDir, "files")}
-	if a.lite == nil { // in the shared store, so every gateway sees them
-		stored := &storage.Stored{Values: a.db, SessionTTL: session.SessionTTL, Clock: clk, Logger: log}
-		sessionStore, fileStore = stored, stored
-	}
+	sessionStore, fileStore := prof.sessionStorage(session), prof.fileStorage(session)
 	agents := newAgents(a.db, sealed, pol, clk, log)
 	agentRegistry := agents.Registry
 	// Agents are called through a queue (the store's, or agents.queue):
@@ -172,7 +147,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		}
 		agentQueue = a.agentQueue
 	}
-	a.agentCalls = &bridge.Client{Queue: agentQueue, ReplyTo: replyTopic(a.lite != nil && a.agentQueue == nil, owner),
+	a.agentCalls = &bridge.Client{Queue: agentQueue, ReplyTo: replyTopic(prof.alone && a.agentQueue == nil, owner),
 		Agents: agentflow.AgentsIn(agentRegistry), MaxWait: cfg.Agents.MaxWait, Owner: owner, Clock: clk, Logger: log.With("component", "agents")}
 	agents.Caller = a.agentCalls
 	limits := op.DefaultLimits()
@@ -225,7 +200,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		// Over it, an execution ends failed (never unstored).
 		MaxStoredBytes: int(cfg.Store.MaxExecutionBytes),
 		// Gateways sharing PostgreSQL see each other's cancels and frames.
-		SharedPoll: sharedPoll(a.lite == nil),
+		SharedPoll: prof.sharedPoll,
 	})
 	a.mcp = mcp.New(mcp.Options{
 		Store: a.db, Commands: cfg.MCP.Commands, Egress: pol,
@@ -306,16 +281,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	a.Server = srv
 	srv.handler = retryAfterUnavailable(srv.handler)
 
-	// With SQLite the data directory is this process's alone (the store's
-	// lock): leases held by another owner belong to a process that died. Free
-	// them now instead of when they run out, so its executions resume at
-	// once. With PostgreSQL other gateways hold leases: theirs run out.
-	if a.lite != nil {
-		if n, err := a.lite.ReleaseOthers(ctx, owner); err != nil {
-			return nil, err
-		} else if n > 0 {
-			log.Info("resuming executions of a previous process", "leases", n)
-		}
+	if err := prof.startUp(ctx, owner); err != nil {
+		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.stop = cancel
@@ -352,16 +319,6 @@ func monitor(q queue.Queue, topic string, log *slog.Logger) func(context.Context
 			log.Warn("monitoring update not published", "run", m.RunID, "step", m.StepID, "error", fault.From(err))
 		}
 	}
-}
-
-// sharedPoll is how often a running execution looks for a cancel made
-// through another gateway, and a stream of an execution running in another
-// gateway for new frames: only when gateways share the store.
-func sharedPoll(shared bool) time.Duration {
-	if shared {
-		return time.Second
-	}
-	return 0
 }
 
 // background runs fn until the App closes; Close waits for it.
