@@ -20,10 +20,8 @@ import (
 //   - the transcript of every ingress against its golden file in
 //     testdata/ingress/ (volatile values normalised; -update rewrites them);
 //   - apart from the goldens, that the code each wire shows is the one the
-//     table in internal/fault/codes.go gives the row's fault kind on that
-//     wire. Where a wire disagrees today, the row says so (disagrees): the
-//     subtest is skipped with the reason, and fails once the wire agrees, so
-//     the note is removed with the fix.
+//     table in internal/fault/codes.go gives the row's code on that wire
+//     (fault.RowOf): every wire agrees, and a wire that stops agreeing fails.
 //
 // To add a row: append an ingressCase (its account, its call per wire, the
 // outcome it must have, an sse call or the reason there is none), run
@@ -81,9 +79,6 @@ type ingressCase struct {
 	notOn map[string]string
 	// server, when set, are the options of a server of the row's own.
 	server []any
-	// disagrees names the wire families (rest, e2a, session, sse) whose code
-	// differs today from the fault table's, with what they give.
-	disagrees map[string]string
 }
 
 // Fixed client executionIds keep the goldens stable: each row's account is
@@ -287,18 +282,11 @@ func TestIngress(t *testing.T) {
 }
 
 // checkVerdict asserts that the wire's code is the fault table's for the
-// row's outcome, or skips a known disagreement.
+// row's outcome.
 func checkVerdict(t *testing.T, wire string, c ingressCase, v verdict) {
 	t.Helper()
 	t.Logf("wire shows %s", v) // -v prints the table
-	err := v.matches(wire, c.want)
-	known, disagrees := c.disagrees[wire]
-	switch {
-	case err != nil && disagrees:
-		t.Skipf("disagrees today: %s (wire shows %s)", known, v)
-	case err != nil:
+	if err := v.matches(wire, c.want); err != nil {
 		t.Errorf("%s: %v (wire shows %s)", c.name, err, v)
-	case disagrees:
-		t.Errorf("%s agrees with the fault table now (%s): remove its disagrees note %q", wire, v, known)
 	}
 }
