@@ -29,6 +29,10 @@ import (
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
+// RunMethod is the gateway method that starts an agent workflow run: the
+// method a run's frames answer, on every route that streams it.
+const RunMethod = "agent.workflow.run"
+
 // Topic is the queue topic of workflow steps.
 const Topic = "agent-workflows"
 

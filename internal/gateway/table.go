@@ -33,7 +33,7 @@ const (
 	MethodAdminAgentsList     = "admin.agents.list"
 	MethodAdminAgentsRemove   = "admin.agents.remove"
 
-	MethodAgentWorkflowRun    = "agent.workflow.run"
+	MethodAgentWorkflowRun    = agentflow.RunMethod
 	MethodAgentWorkflowGet    = "agent.workflow.get"
 	MethodAgentWorkflowCancel = "agent.workflow.cancel"
 	MethodAgentWorkflowList   = "agent.workflow.list"

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/e2a"
@@ -12,11 +13,10 @@ import (
 
 // The methods that start the kinds that store no frames: a frame built from
 // a run's record answers the request that started it, as an A2E
-// execution's frames answer its workflow.execute (the gateway declares the
-// same names in its method table).
+// execution's frames answer its workflow.execute.
 const (
 	methodCapabilityRun    = e2a.MethodCapabilityRun
-	methodAgentWorkflowRun = "agent.workflow.run"
+	methodAgentWorkflowRun = agentflow.RunMethod
 )
 
 // recordFrames is the events stream of a kind that stores no frames
