@@ -46,7 +46,7 @@ func (r *Runner) List(ctx context.Context, accountID string, q ListQuery) ([]Sum
 	case limit < 0 || limit > MaxListLimit:
 		return nil, "", fault.New(fault.Invalid, "limit must be between 1 and %d, not %d", MaxListLimit, limit).WithDetail("field", "limit")
 	}
-	execs, next, err := r.Store.ListExecutions(ctx, accountID, store.ExecutionQuery{Kind: store.KindAgentWorkflow,
+	execs, next, err := r.Store.ListExecutions(ctx, accountID, store.ExecutionQuery{Kinds: []string{store.KindAgentWorkflow},
 		Status: q.Status, Page: store.Page{Cursor: q.Cursor, Limit: limit}})
 	if err != nil {
 		return nil, "", err

@@ -34,7 +34,7 @@ func (m *Manager) Get(ctx context.Context, p *account.Principal, id string) (Vie
 // so q.Kind is always A2E: pages are full, and a run never shows up as an
 // execution this manager would not run or cancel.
 func (m *Manager) List(ctx context.Context, p *account.Principal, q store.ExecutionQuery) ([]Summary, string, error) {
-	q.Kind = store.KindA2E
+	q.Kinds = []string{store.KindA2E}
 	execs, next, err := m.cfg.Store.ListExecutions(ctx, p.ID, q)
 	if err != nil {
 		return nil, "", err

@@ -230,9 +230,6 @@ func CheckExecutionQuery(q ExecutionQuery) (int, error) {
 			return 0, err
 		}
 	}
-	if err := checkKindOrEmpty(q.Kind); err != nil {
-		return 0, err
-	}
 	for _, k := range q.Kinds {
 		if k == "" {
 			return 0, invalid("kinds", "an empty kind is not a kind of execution").

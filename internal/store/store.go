@@ -229,9 +229,8 @@ type Execution struct {
 // ExecutionQuery filters and pages an account's executions.
 type ExecutionQuery struct {
 	Status []Status // any of these; empty: all
-	Kind   string   // only this kind; empty: all
-	// Kinds: any of these kinds (the run API's kind filter, a list); empty:
-	// all. With Kind, a record must match both.
+	// Kinds: any of these kinds (one runner's list names its own; the run
+	// API's kind filter may name several); empty: all.
 	Kinds []string
 	// AllAccounts lists every account's executions and ignores the account
 	// ListExecutions is given: an admin's listing of runs (internal/runs,

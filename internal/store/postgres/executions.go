@@ -176,10 +176,6 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 		args = append(args, before)
 		query += fmt.Sprintf(` AND seq < $%d`, len(args))
 	}
-	if q.Kind != "" {
-		args = append(args, q.Kind)
-		query += fmt.Sprintf(` AND kind = $%d`, len(args))
-	}
 	if len(q.Kinds) > 0 {
 		args = append(args, q.Kinds)
 		query += fmt.Sprintf(` AND kind = ANY($%d)`, len(args))

@@ -152,10 +152,6 @@ func (db *DB) ListExecutions(ctx context.Context, accountID string, q store.Exec
 		query += ` AND account_id = ?`
 		args = append(args, accountID)
 	}
-	if q.Kind != "" {
-		query += ` AND kind = ?`
-		args = append(args, q.Kind)
-	}
 	if len(q.Kinds) > 0 {
 		query += ` AND kind IN (?` + strings.Repeat(`, ?`, len(q.Kinds)-1) + `)`
 		for _, k := range q.Kinds {

@@ -162,9 +162,9 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 	}
 	for _, kind := range store.Kinds {
 		for _, acct := range []string{"alice", "bob"} {
-			a, _, err := src.ListExecutions(ctx, acct, store.ExecutionQuery{Kind: kind, Page: store.Page{Limit: store.MaxPageSize}})
+			a, _, err := src.ListExecutions(ctx, acct, store.ExecutionQuery{Kinds: []string{kind}, Page: store.Page{Limit: store.MaxPageSize}})
 			must(t, err)
-			b, _, err := dst.ListExecutions(ctx, acct, store.ExecutionQuery{Kind: kind, Page: store.Page{Limit: store.MaxPageSize}})
+			b, _, err := dst.ListExecutions(ctx, acct, store.ExecutionQuery{Kinds: []string{kind}, Page: store.Page{Limit: store.MaxPageSize}})
 			must(t, err)
 			if len(a) == 0 || !reflect.DeepEqual(a, b) {
 				t.Fatalf("%s's executions of kind %s: sqlite %d, postgres %d", acct, kind, len(a), len(b))

@@ -44,7 +44,7 @@ func CheckKindBackfill(t *testing.T, st store.Store) {
 			t.Errorf("%s: backfilled as %q, want %q", id, e.Kind, d.kind)
 		}
 	}
-	list, _, err := st.ListExecutions(ctx, "alice", store.ExecutionQuery{Kind: store.KindCapability})
+	list, _, err := st.ListExecutions(ctx, "alice", store.ExecutionQuery{Kinds: []string{store.KindCapability}})
 	if err != nil || len(list) != 1 || list[0].ID != "ex-a2s" {
 		t.Fatalf("capability runs after the migration: %v %v", list, err)
 	}

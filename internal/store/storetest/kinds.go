@@ -88,7 +88,7 @@ func testExecutionKinds(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetExecution(ctx, "alice", "bad-kind")
 	wantKind(t, err, fault.NotFound, "a refused execution")
-	_, _, err = s.ListExecutions(ctx, "alice", store.ExecutionQuery{Kind: "A2E"})
+	_, _, err = s.ListExecutions(ctx, "alice", store.ExecutionQuery{Kinds: []string{"A2E"}})
 	wantKind(t, err, fault.Invalid, "list of an unknown kind")
 	if f := fault.From(err).Details["field"]; f != "kind" {
 		t.Fatalf("list of an unknown kind names field %v", f)
@@ -126,13 +126,13 @@ func testExecutionKindPaging(t *testing.T, s store.Store) {
 	list := func(q store.ExecutionQuery) (ids []string, sizes []int) {
 		t.Helper()
 		return pageThrough(t, s, "alice", q, func(e store.Execution) {
-			if e.AccountID != "alice" || e.Kind != q.Kind {
-				t.Fatalf("a list of %s gave %+v", q.Kind, e)
+			if e.AccountID != "alice" || e.Kind != q.Kinds[0] {
+				t.Fatalf("a list of %s gave %+v", q.Kinds[0], e)
 			}
 		})
 	}
 	for _, k := range store.Kinds {
-		ids, sizes := list(store.ExecutionQuery{Kind: k, Page: store.Page{Limit: 7}})
+		ids, sizes := list(store.ExecutionQuery{Kinds: []string{k}, Page: store.Page{Limit: 7}})
 		if !slices.Equal(ids, want[k]) {
 			t.Fatalf("%s: listed %v, want %v", k, ids, want[k])
 		}
@@ -155,7 +155,7 @@ func testExecutionKindPaging(t *testing.T, s store.Store) {
 			done = append(done, id)
 		}
 	}
-	ids, _ := list(store.ExecutionQuery{Kind: store.KindA2E, Status: []store.Status{store.StatusSuccess}, Page: store.Page{Limit: 2}})
+	ids, _ := list(store.ExecutionQuery{Kinds: []string{store.KindA2E}, Status: []store.Status{store.StatusSuccess}, Page: store.Page{Limit: 2}})
 	if len(done) == 0 || !slices.Equal(ids, done) {
 		t.Fatalf("finished A2E executions %v, want %v", ids, done)
 	}
