@@ -137,10 +137,14 @@ func (m *Manager) Follow(ctx context.Context, p *account.Principal, id string, a
 			// failed then) has nothing more to send.
 			var e store.Execution
 			if e, err = m.cfg.Store.GetExecution(ctx, p.ID, id); err == nil && e.Status.Final() {
-				if done, err = m.replay(ctx, id, &last, send); err == nil && !done && last == 0 {
-					// A synchronous execution stores no frames: its one frame
-					// is the final one, made from the record.
-					err = m.sendRecorded(e, send)
+				if done, err = m.replay(ctx, id, &last, send); err == nil && !done {
+					if last == 0 {
+						// A synchronous execution stores no frames: its one
+						// frame is the final one, made from the record.
+						err = m.sendRecorded(e, send)
+					} else {
+						err = m.awaitFinal(ctx, id, sub, &last, send)
+					}
 				}
 				if err == nil {
 					done = true
@@ -157,6 +161,44 @@ func (m *Manager) Follow(ctx context.Context, p *account.Principal, id string, a
 			return err
 		}
 		// The subscription lagged and was cut: read the store again.
+	}
+}
+
+// finalGrace bounds the wait for the final frame of an execution whose
+// record is final already: Cancel stores the record first, so that no run
+// can overwrite it, and the frame just after.
+const finalGrace = 2 * time.Second
+
+// awaitFinal sends the final frame of an execution whose record is final,
+// once it is written: from sub when this process writes it, else from the
+// store at the end of finalGrace. A final frame that never comes (its store
+// failed) ends the stream without it.
+func (m *Manager) awaitFinal(ctx context.Context, id string, sub *subscription, last *int64, send func(Frame) error) error {
+	t := time.NewTimer(finalGrace)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			_, err := m.replay(ctx, id, last, send)
+			return err
+		case f, ok := <-sub.ch:
+			if !ok {
+				_, err := m.replay(ctx, id, last, send)
+				return err
+			}
+			if f.Seq <= *last {
+				continue
+			}
+			if err := send(Frame{Seq: f.Seq, Data: f.Data, Final: f.Final}); err != nil {
+				return err
+			}
+			*last = f.Seq
+			if f.Final {
+				return nil
+			}
+		}
 	}
 }
 

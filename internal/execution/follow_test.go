@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/store"
 )
 
 // A stream that began while its execution ran in this process follows it
@@ -157,4 +158,41 @@ func hasFinalFrame(t *testing.T, n *node, id string) bool {
 		}
 	}
 	return false
+}
+
+// A stream that finds the record final before its final frame is written
+// (Cancel stores the record first, then the frame) waits for the frame
+// instead of ending without it. Before, it ended at once with no final
+// frame.
+func TestFollowWaitsForTheFinalFrameOfAFinalRecord(t *testing.T) {
+	clk := newGatedClock()
+	n := startNode(t, t.TempDir(), clk, 1)
+	id := n.submit(t, "alice", 30000)
+	n.awaitParked(t, id)
+	// Cancel's first write, alone: the record is final, no final frame yet.
+	if err := n.db.UpdateExecution(context.Background(), "alice", id, store.ExecutionUpdate{Status: store.StatusCancelled}); err != nil {
+		t.Fatal(err)
+	}
+	followed := make(chan []execution.Frame, 1)
+	go func() {
+		var got []execution.Frame
+		_ = n.m.Follow(context.Background(), principal("alice"), id, 0, func(f execution.Frame) error {
+			got = append(got, f)
+			return nil
+		})
+		followed <- got
+	}()
+	time.Sleep(200 * time.Millisecond) // the stream has read the final record; ordering only
+	final, _ := json.Marshal(map[string]any{"is_final": true, "body": map[string]any{"result": map[string]any{"status": "cancelled"}}})
+	if _, err := n.db.AppendEvents(context.Background(), id, final); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-followed:
+		if len(got) == 0 || !got[len(got)-1].Final {
+			t.Fatalf("the stream ended without the final frame (%d frames)", len(got))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream never ended")
+	}
 }
