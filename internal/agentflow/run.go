@@ -1,13 +1,13 @@
-// Package agentflow runs multi-step agent workflows (protocol/agenthttp's
-// Workflow, RESOLUTIONS "HTTP task agents") durably: a run is a
-// store.Execution whose Document is a descriptor starting with
-// {"agent_workflow": (see IsRun), its progress the execution's checkpoint,
-// and each step one queue item on topic Topic. A worker leases a step's
-// item, calls the step's agent with task_id runID/stepID (so an agent
-// de-duplicates a redelivered step), records the output in the checkpoint,
-// then enqueues the next step or finishes the run, and only then acks. A
-// crash anywhere in between redelivers the item: a step already recorded is
-// not invoked again, so a run resumes after its last completed step.
+// Package agentflow is the kind of run behind agent workflows
+// (protocol/agenthttp's Workflow, RESOLUTIONS "HTTP task agents"): a run is a
+// store.Execution of kind store.KindAgentWorkflow whose Document is a
+// descriptor starting with {"agent_workflow": and which internal/execution's
+// Manager runs like any other run. Its workflow compiles to an engine plan of
+// InvokeAgent steps, one per workflow step in run order (plan.go): the engine
+// checkpoints each step's output, so a run resumes after its last completed
+// step, on whichever gateway leases it, and each step calls its agent with
+// task_id runID/stepID, so an agent de-duplicates a step repeated after a
+// crash.
 package agentflow
 
 import (
@@ -17,14 +17,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"sync"
-	"time"
 
+	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
-	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -33,21 +30,25 @@ import (
 // method a run's frames answer, on every route that streams it.
 const RunMethod = "agent.workflow.run"
 
-// Topic is the queue topic of workflow steps.
-const Topic = "agent-workflows"
+// LegacyTopic is the queue topic the steps of runs went on before runs
+// moved to the run service; Drain empties it after an upgrade.
+const LegacyTopic = "agent-workflows"
 
 // digestPrefix starts the Digest of a run's execution record (the record's
 // Kind, store.KindAgentWorkflow, is what selects runs).
 const digestPrefix = "agentflow:"
 
-// DefaultLease is how long a worker holds a step before it must extend the
-// lease (it extends every third of it while the agent works).
-const DefaultLease = 2 * time.Minute
-
-// Store is what a Runner keeps runs in (store.Store has it).
+// Store is what a Runner reads runs from (store.Store has it).
 type Store interface {
 	store.Executions
 	store.Checkpoints
+}
+
+// Runs is the run service that stores, queues, runs and cancels runs
+// (internal/execution's Manager).
+type Runs interface {
+	Submit(ctx context.Context, rec store.Execution) (*execution.Outcome, error)
+	CancelRun(ctx context.Context, accountID, id string) (store.Execution, error)
 }
 
 // Invoker calls an agent (internal/agent's Invoker). It retries as the
@@ -56,47 +57,31 @@ type Invoker interface {
 	Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (json.RawMessage, error)
 }
 
-// Runner starts, runs and reports agent workflow runs. Its exported fields are set
-// before first use and not changed after.
+// Runner starts and reports agent workflow runs, and is their Kind in the
+// run service. Its exported fields are set before first use and not changed
+// after.
 type Runner struct {
+	Runs    Runs
 	Store   Store
-	Queue   queue.Queue
 	Invoker Invoker
 	// Agents reports whether an agent is registered (Start refuses a
 	// workflow naming another); nil skips that check.
 	Agents func(ctx context.Context, name string) (bool, error)
-	Logger *slog.Logger  // nil: discard
-	Lease  time.Duration // 0: DefaultLease
+	Logger *slog.Logger // nil: discard
 	// Monitor, when set, is told of each step's progress (RUNNING when the
-	// worker starts invoking its agent, then COMPLETED or FAILED), on the
-	// worker's goroutine, in order. The worker waits for it, so it must be
+	// step starts invoking its agent, then COMPLETED or FAILED), on the
+	// run's goroutine, in order. The run waits for it, so it must be
 	// quick: hand the message over (a buffered channel, a queue publish
 	// bounded by the context, which ends after MonitorTimeout) and return.
 	// It cannot fail a run: it returns nothing, and a panic is logged.
 	Monitor func(ctx context.Context, m agenthttp.MonitoringMessage)
-	// CancelPoll is how often a worker reads the record of the run whose
-	// step it runs, to stop the step when another process cancelled the
-	// run (0: DefaultCancelPoll).
-	CancelPoll time.Duration
-
-	mu sync.Mutex
-	// inFlight holds the steps running on this Runner by run id, so that
-	// Cancel stops them at once.
-	inFlight map[string]map[*stepWatch]context.CancelCauseFunc
 }
 
 func (r *Runner) log() *slog.Logger {
 	if r.Logger == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
+		return slog.New(slog.DiscardHandler)
 	}
 	return r.Logger
-}
-
-func (r *Runner) lease() time.Duration {
-	if r.Lease <= 0 {
-		return DefaultLease
-	}
-	return r.Lease
 }
 
 // descriptor is the execution Document of a run.
@@ -104,25 +89,12 @@ type descriptor struct {
 	Workflow json.RawMessage `json:"agent_workflow"`
 }
 
-// progress is a run's checkpoint: the outputs of completed steps, in run
-// order.
-type progress struct {
-	Completed []string                   `json:"completed"`
-	Outputs   map[string]json.RawMessage `json:"outputs"`
-}
-
 // result is a finished run's stored result.
 type result struct {
+	Status     store.Status               `json:"status"`
 	Outputs    map[string]json.RawMessage `json:"outputs"`
 	Output     json.RawMessage            `json:"output"`
 	FailedStep string                     `json:"failed_step,omitempty"`
-}
-
-// item is a queue item's payload: which step of which run.
-type item struct {
-	AccountID string `json:"account_id"`
-	RunID     string `json:"run_id"`
-	StepID    string `json:"step_id"`
 }
 
 // TaskID is the agent task id of a step: the same on every attempt and
@@ -130,9 +102,10 @@ type item struct {
 func TaskID(runID, stepID string) string { return runID + "/" + stepID }
 
 // Start validates wf (every rule, agents included), stores the run and
-// enqueues its first step. input is the workflow's input, a JSON object
-// (empty: {}).
-func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Workflow, input json.RawMessage) (string, error) {
+// queues it. input is the workflow's input, a JSON object (empty: {}).
+// clientID, when set, is the caller's key for this run: a second Start with
+// it answers the first run's id and starts nothing.
+func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Workflow, input json.RawMessage, clientID string) (string, error) {
 	if err := r.Validate(ctx, wf); err != nil {
 		return "", err
 	}
@@ -152,18 +125,16 @@ func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Work
 		return "", err
 	}
 	sum := sha256.Sum256(doc)
-	e := store.Execution{ID: ids.New(ids.AgentWorkflow), AccountID: accountID, Kind: store.KindAgentWorkflow, Digest: digestPrefix + hex.EncodeToString(sum[:]),
-		Document: doc, Input: in.Bytes(), Status: store.StatusQueued, Async: true}
-	if _, _, err := r.Store.CreateExecution(ctx, e); err != nil {
+	out, err := r.Runs.Submit(ctx, store.Execution{ID: ids.New(ids.AgentWorkflow), AccountID: accountID, Kind: store.KindAgentWorkflow,
+		Digest: digestPrefix + hex.EncodeToString(sum[:]), Document: doc, Input: in.Bytes(), ClientID: clientID})
+	if err != nil {
 		return "", err
 	}
-	if err := r.enqueue(ctx, accountID, e.ID, wf.StartStep); err != nil {
-		// The record exists: fail it rather than leave it queued forever.
-		r.finish(context.WithoutCancel(ctx), accountID, e.ID, store.StatusFailed, progress{}, "",
-			fault.New(fault.Unavailable, "the run could not be queued"))
-		return "", err
+	if out.Record.Kind != store.KindAgentWorkflow || out.Record.Digest != digestPrefix+hex.EncodeToString(sum[:]) {
+		return "", fault.New(fault.Conflict, "client id %q names another run", clientID).WithDetail("field", "client_id").
+			WithDetail("run_id", out.Record.ID)
 	}
-	return e.ID, nil
+	return out.Record.ID, nil
 }
 
 // Validate checks wf with every rule of agent workflows, the agents' existence
@@ -214,53 +185,6 @@ func decodeDescriptor(doc []byte) (*agenthttp.Workflow, error) {
 		return nil, fault.New(fault.Internal, "the run's workflow does not decode").WithCause(err)
 	}
 	return wf, nil
-}
-
-func (r *Runner) enqueue(ctx context.Context, accountID, runID, stepID string) error {
-	payload, _ := json.Marshal(item{AccountID: accountID, RunID: runID, StepID: stepID})
-	_, err := r.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: TaskID(runID, stepID), Payload: payload})
-	return err
-}
-
-// loadProgress reads a run's checkpoint (none yet: nothing completed).
-func (r *Runner) loadProgress(ctx context.Context, runID string) (progress, error) {
-	p := progress{Outputs: map[string]json.RawMessage{}}
-	raw, err := r.Store.LoadCheckpoint(ctx, runID)
-	if err != nil {
-		if fault.KindOf(err) == fault.NotFound {
-			return p, nil
-		}
-		return p, err
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return p, fault.New(fault.Internal, "the checkpoint of run %s is unreadable", runID).WithCause(err)
-	}
-	if p.Outputs == nil {
-		p.Outputs = map[string]json.RawMessage{}
-	}
-	return p, nil
-}
-
-// finish makes the run final with its outputs so far; cause is the failure
-// (nil on success). A run already final is left as it is.
-func (r *Runner) finish(ctx context.Context, accountID, runID string, status store.Status, p progress, failedStep string, cause *fault.Error) error {
-	res := result{Outputs: p.Outputs, Output: json.RawMessage("null"), FailedStep: failedStep}
-	if res.Outputs == nil {
-		res.Outputs = map[string]json.RawMessage{}
-	}
-	if status == store.StatusSuccess && len(p.Completed) > 0 {
-		res.Output = p.Outputs[p.Completed[len(p.Completed)-1]]
-	}
-	u := store.ExecutionUpdate{Status: status}
-	u.Result, _ = json.Marshal(res)
-	if cause != nil {
-		u.Errors, _ = json.Marshal([]fault.Object{cause.Object()})
-	}
-	err := r.Store.UpdateExecution(ctx, accountID, runID, u)
-	if fault.KindOf(err) == fault.Conflict {
-		return nil // final already: another worker got there first
-	}
-	return err
 }
 
 // AgentLookup is what AgentsIn needs: internal/agent's Registry has it.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
 // Step statuses in a Run.
@@ -76,11 +77,9 @@ func (r *Runner) Get(ctx context.Context, accountID, runID string) (*Run, error)
 			_ = json.Unmarshal(e.Errors, &v.Errors)
 		}
 	} else {
-		p, err := r.loadProgress(ctx, runID)
-		if err != nil {
+		if v.Outputs, err = r.outputsSoFar(ctx, wf, e); err != nil {
 			return nil, err
 		}
-		v.Outputs = p.Outputs
 	}
 	if v.Outputs == nil {
 		v.Outputs = map[string]json.RawMessage{}
@@ -103,49 +102,36 @@ func (r *Runner) Get(ctx context.Context, accountID, runID string) (*Run, error)
 	return v, nil
 }
 
-// Recover puts back on the queue the next step of every unfinished agent
-// workflow run (call it at start-up; the queue refuses ids still queued, so
-// a step already waiting is not doubled). It covers a run whose next step
-// was never enqueued (a crash between the checkpoint and the enqueue is
-// already covered by redelivery; this covers a lost queue). It returns how
-// many runs it looked at.
-func (r *Runner) Recover(ctx context.Context) (int, error) {
-	n := 0
-	page := store.Page{Limit: 100}
-	for {
-		execs, next, err := r.Store.ListUnfinished(ctx, store.KindAgentWorkflow, page)
-		if err != nil {
-			return n, err
+// outputsSoFar are the outputs of the steps of e, not final, recorded in
+// its checkpoint (the engine's, or the old format's).
+func (r *Runner) outputsSoFar(ctx context.Context, wf *agenthttp.Workflow, e store.Execution) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	raw, err := r.Store.LoadCheckpoint(ctx, e.ID)
+	switch {
+	case fault.KindOf(err) == fault.NotFound:
+		return out, nil
+	case err != nil:
+		return nil, err
+	case isLegacy(raw):
+		var old legacyProgress
+		if err := json.Unmarshal(raw, &old); err != nil {
+			return nil, fault.New(fault.Internal, "the checkpoint of run %s is unreadable", e.ID).WithCause(err)
 		}
-		for _, e := range execs {
-			if e.Status.Final() {
-				continue
-			}
-			n++
-			wf, err := decodeDescriptor(e.Document)
-			if err != nil {
-				_ = r.fail(ctx, e, progress{}, "", fault.From(err))
-				continue
-			}
-			p, err := r.loadProgress(ctx, e.ID)
-			if err != nil {
-				return n, err
-			}
-			step := nextPending(wf, p)
-			if step == "" {
-				// Every step recorded but the run not finished: finish it.
-				if err := r.finish(ctx, e.AccountID, e.ID, store.StatusSuccess, p, "", nil); err != nil {
-					return n, err
-				}
-				continue
-			}
-			if err := r.enqueue(ctx, e.AccountID, e.ID, step); err != nil {
-				return n, err
-			}
+		for id, v := range old.Outputs {
+			out[id] = v
 		}
-		if next == "" {
-			return n, nil
-		}
-		page.Cursor = next
+		return out, nil
 	}
+	var cp struct {
+		Results map[string]json.RawMessage `json:"results"`
+	}
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		return nil, fault.New(fault.Internal, "the checkpoint of run %s is unreadable", e.ID).WithCause(err)
+	}
+	for _, id := range wf.Order() {
+		if v, ok := cp.Results[id]; ok {
+			out[id] = v
+		}
+	}
+	return out, nil
 }

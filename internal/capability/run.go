@@ -82,7 +82,7 @@ func Run(ctx context.Context, e *engine.Engine, c *Compiled, o RunOptions) *Resu
 	}
 	res := e.Run(ctx, c.Plan, engine.RunOptions{ExecutionID: o.RunID, Account: o.Account, SessionID: o.SessionID,
 		Input: inputs, MaxExecutionTime: o.MaxTime, MaxDataBytes: o.MaxDataBytes, OnEvent: o.OnEvent})
-	return c.result(res, inputs)
+	return c.Result(res, inputs)
 }
 
 // Resume goes on with a run from its checkpoint; answer is the agent's answer
@@ -90,10 +90,11 @@ func Run(ctx context.Context, e *engine.Engine, c *Compiled, o RunOptions) *Resu
 func Resume(ctx context.Context, e *engine.Engine, c *Compiled, cp *engine.Checkpoint, answer json.RawMessage, o RunOptions) *Result {
 	res := e.Resume(ctx, c.Plan, cp, engine.ResumeOptions{Answer: answer, MaxExecutionTime: o.MaxTime, MaxDataBytes: o.MaxDataBytes, OnEvent: o.OnEvent})
 	inputs, _ := cp.Input.(map[string]any)
-	return c.result(res, inputs)
+	return c.Result(res, inputs)
 }
 
-func (c *Compiled) result(res *engine.Result, inputs map[string]any) *Result {
+// Result is the run's outcome of the engine's res, for a run whose inputs were inputs.
+func (c *Compiled) Result(res *engine.Result, inputs map[string]any) *Result {
 	r := &Result{RunID: res.ExecutionID, Status: res.Status, Tasks: map[string]any{}, Errors: res.Errors, DurationMs: res.DurationMs}
 	if r.Errors == nil {
 		r.Errors = []fault.Object{}

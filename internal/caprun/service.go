@@ -4,11 +4,12 @@
 // account (its operation environment, the vault credentials it names) and run
 // on the durable engine. Its record is an execution of the store of kind
 // store.KindCapability whose document is a run descriptor
-// (store.CapabilityRunPrefix), so runs share executions' ids, checkpoints and
-// audit (the A2E list shows only A2E executions); a run that waits for the
-// agent's answer (a prompt, a decision) is stored waiting with its checkpoint
-// and goes on when Decide gives the answer, in this process or after a
-// restart.
+// (store.CapabilityRunPrefix), run by internal/execution's Manager as one of
+// its kinds (Kind): it shares executions' ids, checkpoints, frames, audit,
+// cancel and recovery (a run a crash stopped resumes after its last
+// checkpoint). A run that waits for the agent's answer (a prompt, a
+// decision) is stored waiting with its checkpoint and goes on when Decide
+// gives the answer, in this process or after a restart.
 package caprun
 
 import (
@@ -17,19 +18,19 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/capability"
-	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/a2s"
+	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // Published is a registry entry resolved for a run.
@@ -60,19 +61,25 @@ type Config struct {
 	// Env is the operation environment of an account (its grants, the vault,
 	// the egress client).
 	Env func(p *account.Principal) *op.Environment
-	// Durable runs checkpointed runs; Nested runs imports.
-	Durable *engine.Engine
-	Nested  *engine.Engine
+	// Runs stores, runs, resumes and cancels runs (internal/execution's
+	// Manager); Nested runs imports.
+	Runs   Runs
+	Nested *engine.Engine
 	Tokens  *capability.TokenCache
 	Audit   policy.AuditPolicy
 	Logger  *slog.Logger
 }
 
+// Runs is what a Service needs of the run service.
+type Runs interface {
+	RunNow(ctx context.Context, p *account.Principal, prog execution.Program, rec store.Execution, input any, onFrame func(*e2a.Response)) (*execution.Outcome, error)
+	Answer(ctx context.Context, p *account.Principal, id string, answer json.RawMessage, onFrame func(*e2a.Response)) (*execution.Outcome, error)
+	CancelRun(ctx context.Context, accountID, id string) (store.Execution, error)
+}
+
 // Service runs capabilities.
 type Service struct {
-	cfg     Config
-	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc
+	cfg Config
 }
 
 // New makes a Service.
@@ -83,7 +90,7 @@ func New(cfg Config) *Service {
 	if cfg.Tokens == nil {
 		cfg.Tokens = capability.NewTokenCache()
 	}
-	return &Service{cfg: cfg, running: map[string]context.CancelCauseFunc{}}
+	return &Service{cfg: cfg}
 }
 
 // Request is one run.
@@ -149,72 +156,33 @@ func (s *Service) Run(ctx context.Context, p *account.Principal, req Request) (*
 		budget = time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
 	}
 	rec := store.Execution{ID: ids.New(ids.CapabilityRun), AccountID: p.ID, Kind: store.KindCapability, Digest: "a2s:" + pub.Checksum, Document: doc, Input: in,
-		Status: store.StatusRunning, SessionID: req.SessionID, BudgetMs: budget.Milliseconds()}
-	// The record comes first: checkpoints need it, and a run a crash stops is
-	// found and resumed by Start.
-	if _, _, err := s.cfg.Store.CreateExecution(ctx, rec); err != nil {
+		SessionID: req.SessionID, BudgetMs: budget.Milliseconds()}
+	out, err := s.cfg.Runs.RunNow(ctx, p, &program{s: s, p: p, c: c, inputs: orEmpty(req.Inputs)}, rec, orEmpty(req.Inputs), nil)
+	if err != nil {
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	s.track(rec.ID, cancel)
-	defer s.untrack(rec.ID)
-	r := capability.Run(runCtx, s.cfg.Durable, c, capability.RunOptions{RunID: rec.ID, Account: p.ID, SessionID: req.SessionID,
-		Inputs: orEmpty(req.Inputs), MaxTime: budget, MaxDataBytes: p.Limits.MaxDataBytes})
-	if err := s.store(context.WithoutCancel(ctx), p, c, rec, r); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return resultOf(out)
 }
 
 // Decide gives the agent's answer to a waiting run, which goes on.
 func (s *Service) Decide(ctx context.Context, p *account.Principal, runID string, answer json.RawMessage) (*capability.Result, error) {
-	rec, d, err := s.load(ctx, p, runID)
+	if _, _, err := s.load(ctx, p, runID); err != nil {
+		return nil, err
+	}
+	out, err := s.cfg.Runs.Answer(ctx, p, runID, answer, nil)
 	if err != nil {
 		return nil, err
 	}
-	if rec.Status != store.StatusWaiting {
-		return nil, fault.New(fault.Conflict, "run %s is %s, not waiting for an answer", runID, rec.Status).WithDetail("status", string(rec.Status))
+	return resultOf(out)
+}
+
+// resultOf is the capability result the run service stored.
+func resultOf(out *execution.Outcome) (*capability.Result, error) {
+	var r capability.Result
+	if err := json.Unmarshal(out.ResultJSON, &r); err != nil {
+		return nil, fault.New(fault.Internal, "the result of the run could not be read back").WithCause(err)
 	}
-	var prev capability.Result
-	if err := json.Unmarshal(rec.Result, &prev); err != nil || prev.Pending == nil {
-		return nil, fault.New(fault.Internal, "run %s waits but its pending question is unreadable", runID)
-	}
-	if err := capability.CheckAnswer(prev.Pending, answer); err != nil {
-		return nil, err
-	}
-	pub, err := s.cfg.Registry.Resolve(ctx, d.Run.Namespace, d.Run.ID, d.Run.Version)
-	if err != nil {
-		return nil, err
-	}
-	if pub.Checksum != d.Run.Checksum {
-		return nil, fault.New(fault.Conflict, "capability %s changed since run %s started", pub.Ref(), runID)
-	}
-	if err := s.allowed(p, pub); err != nil {
-		return nil, err
-	}
-	c, err := s.compile(p, pub, d.Credentials)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := (checkpoint.Stored{Store: s.cfg.Store}).Load(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	// Another caller answering at the same time loses: the record moves to
-	// running first, and only from waiting.
-	if err := s.cfg.Store.UpdateExecution(ctx, p.ID, runID, store.ExecutionUpdate{Status: store.StatusRunning}); err != nil {
-		return nil, err
-	}
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	s.track(runID, cancel)
-	defer s.untrack(runID)
-	r := capability.Resume(runCtx, s.cfg.Durable, c, cp, answer, capability.RunOptions{Account: p.ID, SessionID: rec.SessionID, MaxDataBytes: p.Limits.MaxDataBytes})
-	if err := s.store(context.WithoutCancel(ctx), p, c, rec, r); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return &r, nil
 }
 
 // View is a stored run.
@@ -238,7 +206,8 @@ func (s *Service) Get(ctx context.Context, p *account.Principal, runID string) (
 	return viewOf(rec, d), nil
 }
 
-// Cancel stops a running run (in this process) or a waiting one.
+// Cancel stops a run that has not finished, wherever it runs, and returns
+// it; a finished run is returned as it is.
 func (s *Service) Cancel(ctx context.Context, p *account.Principal, runID string) (*View, error) {
 	rec, d, err := s.load(ctx, p, runID)
 	if err != nil {
@@ -247,14 +216,7 @@ func (s *Service) Cancel(ctx context.Context, p *account.Principal, runID string
 	if rec.Status.Final() {
 		return viewOf(rec, d), nil
 	}
-	s.mu.Lock()
-	cancel := s.running[runID]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel(errCancelled)
-	}
-	err = s.cfg.Store.UpdateExecution(ctx, p.ID, runID, store.ExecutionUpdate{Status: store.StatusCancelled})
-	if fe, ok := fault.As(err); err != nil && !(ok && fe.Kind == fault.Conflict) {
+	if _, err := s.cfg.Runs.CancelRun(ctx, p.ID, runID); err != nil && fault.KindOf(err) != fault.Conflict {
 		return nil, err
 	}
 	rec, d, err = s.load(ctx, p, runID)
@@ -263,8 +225,6 @@ func (s *Service) Cancel(ctx context.Context, p *account.Principal, runID string
 	}
 	return viewOf(rec, d), nil
 }
-
-var errCancelled = errors.New("the run was cancelled")
 
 func viewOf(rec store.Execution, d *descriptor) *View {
 	return &View{RunID: rec.ID, Status: rec.Status, Namespace: d.Run.Namespace, ID: d.Run.ID, Version: d.Run.Version,
@@ -329,28 +289,6 @@ func (s *Service) compile(p *account.Principal, pub *Published, creds map[string
 		Tokens: s.cfg.Tokens, Imports: s.cfg.Registry.Importer(pub.Doc), Nested: s.cfg.Nested})
 }
 
-// store records a run's outcome (a run cancelled meanwhile keeps that) and
-// keeps outputs by their lifecycle.
-func (s *Service) store(ctx context.Context, p *account.Principal, c *capability.Compiled, rec store.Execution, r *capability.Result) error {
-	result, err := json.Marshal(r)
-	if err != nil {
-		return fault.New(fault.Internal, "the result of run %s could not be encoded", rec.ID).WithCause(err)
-	}
-	errs, _ := json.Marshal(r.Errors)
-	status := store.Status(r.Status)
-	err = s.cfg.Store.UpdateExecution(ctx, p.ID, rec.ID, store.ExecutionUpdate{Status: status, Result: result, Errors: errs})
-	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if r.Status == engine.StatusSuccess || r.Status == engine.StatusPartial {
-		s.keep(ctx, p, c, rec, r)
-	}
-	return nil
-}
-
 // keep stores outputs by lifecycle (RESOLUTIONS): persistent ones in the
 // account's localStorage, session ones in the session's storage, under
 // a2s/<NS>/<ID>/<output>; capability and task outputs live only in the run's
@@ -385,18 +323,6 @@ func (s *Service) keep(ctx context.Context, p *account.Principal, c *capability.
 	}
 }
 
-func (s *Service) track(id string, cancel context.CancelCauseFunc) {
-	s.mu.Lock()
-	s.running[id] = cancel
-	s.mu.Unlock()
-}
-
-func (s *Service) untrack(id string) {
-	s.mu.Lock()
-	delete(s.running, id)
-	s.mu.Unlock()
-}
-
 func orEmpty(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
@@ -404,81 +330,3 @@ func orEmpty(m map[string]any) map[string]any {
 	return m
 }
 
-// Start resumes, in the background, the runs a stopped process left running
-// (each from its last checkpoint, or from the start). principal gives the
-// account of a run, with its grants now.
-func (s *Service) Start(ctx context.Context, principal func(ctx context.Context, accountID string) (*account.Principal, error)) error {
-	page := store.Page{Limit: 100}
-	for {
-		execs, next, err := s.cfg.Store.ListUnfinished(ctx, store.KindCapability, page)
-		if err != nil {
-			return err
-		}
-		for _, e := range execs {
-			if e.Status != store.StatusRunning {
-				continue
-			}
-			go s.resumeStopped(context.WithoutCancel(ctx), e, principal)
-		}
-		if next == "" {
-			return nil
-		}
-		page.Cursor = next
-	}
-}
-
-func (s *Service) resumeStopped(ctx context.Context, rec store.Execution, principal func(context.Context, string) (*account.Principal, error)) {
-	fail := func(err error) {
-		fe := fault.From(err)
-		errs, _ := json.Marshal([]fault.Object{fe.Object()})
-		_ = s.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: store.StatusFailed, Errors: errs})
-		s.cfg.Logger.Warn("capability run not resumed", "run", rec.ID, "error", fe)
-	}
-	p, err := principal(ctx, rec.AccountID)
-	if err != nil {
-		fail(err)
-		return
-	}
-	d, err := parseDescriptor(rec.Document)
-	if err != nil {
-		fail(fault.New(fault.Internal, "run %s has an unreadable descriptor", rec.ID))
-		return
-	}
-	pub, err := s.cfg.Registry.Resolve(ctx, d.Run.Namespace, d.Run.ID, d.Run.Version)
-	if err == nil && pub.Checksum != d.Run.Checksum {
-		err = fault.New(fault.Conflict, "capability %s changed since run %s started", pub.Ref(), rec.ID)
-	}
-	if err == nil {
-		err = s.allowed(p, pub)
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	c, err := s.compile(p, pub, d.Credentials)
-	if err != nil {
-		fail(err)
-		return
-	}
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	s.track(rec.ID, cancel)
-	defer s.untrack(rec.ID)
-	var r *capability.Result
-	cp, err := (checkpoint.Stored{Store: s.cfg.Store}).Load(ctx, rec.ID)
-	switch fe, _ := fault.As(err); {
-	case err == nil:
-		r = capability.Resume(runCtx, s.cfg.Durable, c, cp, nil, capability.RunOptions{Account: p.ID, SessionID: rec.SessionID, MaxDataBytes: p.Limits.MaxDataBytes})
-	case fe != nil && fe.Kind == fault.NotFound:
-		var in map[string]any
-		_ = json.Unmarshal(rec.Input, &in)
-		r = capability.Run(runCtx, s.cfg.Durable, c, capability.RunOptions{RunID: rec.ID, Account: p.ID, SessionID: rec.SessionID,
-			Inputs: orEmpty(in), MaxTime: time.Duration(rec.BudgetMs) * time.Millisecond, MaxDataBytes: p.Limits.MaxDataBytes})
-	default:
-		s.cfg.Logger.Warn("capability run checkpoint unreadable", "run", rec.ID, "error", fault.From(err))
-		return
-	}
-	if err := s.store(ctx, p, c, rec, r); err != nil {
-		s.cfg.Logger.Warn("capability run result not stored", "run", rec.ID, "error", fault.From(err))
-	}
-}

@@ -51,7 +51,7 @@ func (m *Manager) failAbandoned(ctx context.Context, e store.Execution) {
 	fe := fault.New(fault.Unavailable, "the server stopped while this synchronous execution ran; synchronous executions are not resumed").
 		WithSuggestions("Send the workflow again with a new executionId, or run it with async=true to have it resumed after a restart")
 	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusFailed, Errors: []fault.Object{fe.Object()}}
-	if err := m.finishResult(ctx, e, res); err != nil {
+	if err := m.finishResult(ctx, m.endedProgram(ctx, e), e, res); err != nil {
 		m.log.Warn("interrupted synchronous execution not ended", "executionId", e.ID, "error", fault.From(err))
 		return
 	}

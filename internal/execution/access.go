@@ -46,62 +46,114 @@ func (m *Manager) List(ctx context.Context, p *account.Principal, q store.Execut
 	return out, next, nil
 }
 
-// Cancel ends one of p's executions that has not finished. A running one in
-// this process is stopped at once; its record is final from now on, so a run
-// elsewhere cannot overwrite it.
+// Cancel ends one of p's A2E executions that has not finished (CancelRun,
+// for a run of any kind). A run of another kind is a Conflict naming the
+// cancel of its own API, as that API's callers expect.
 func (m *Manager) Cancel(ctx context.Context, p *account.Principal, id string) (View, error) {
 	e, err := m.cfg.Store.GetExecution(ctx, p.ID, id)
 	if err != nil {
 		return View{}, err
 	}
 	if e.Kind != store.KindA2E {
-		// Its own runner stops it and writes its final state; this manager
-		// does not run it, so it cannot.
 		return View{}, notA2E(e)
 	}
-	if e.Status.Final() {
-		return View{}, fault.New(fault.Conflict, "execution %s is already %s", id, e.Status).
-			WithDetail("status", string(e.Status))
-	}
-	res := cancelledResult(e)
-	if err := m.finishResult(ctx, e, res); err != nil {
-		return View{}, err
-	}
-	// The run is stopped under the lock its runner lets go of it under
-	// (letGo), so exactly one of the two writes the final frame: the run, when
-	// it still held the execution, else this call.
-	m.mu.Lock()
-	cancel, running := m.running[id]
-	if running {
-		cancel(errCancelled)
-	}
-	m.mu.Unlock()
-	if !running {
-		m.completeCancelled(ctx, p.ID, id, res)
-	}
-	e, err = m.cfg.Store.GetExecution(ctx, p.ID, id)
+	e, err = m.cancel(ctx, e)
 	if err != nil {
 		return View{}, err
 	}
 	return viewOf(e), nil
 }
 
+// CancelRun ends one of the account's runs, of any kind, that has not finished, and
+// returns its record. A running one in this process is stopped at once; its
+// record is final from now on, so a run elsewhere cannot overwrite it, and
+// the process running it stops at its next look (Config.SharedPoll). A
+// finished run is a Conflict naming its status.
+func (m *Manager) CancelRun(ctx context.Context, accountID, id string) (store.Execution, error) {
+	e, err := m.cfg.Store.GetExecution(ctx, accountID, id)
+	if err != nil {
+		return store.Execution{}, err
+	}
+	return m.cancel(ctx, e)
+}
+
+func (m *Manager) cancel(ctx context.Context, e store.Execution) (store.Execution, error) {
+	if e.Status.Final() {
+		return store.Execution{}, fault.New(fault.Conflict, "%s %s is already %s", kindNoun(e.Kind), e.ID, e.Status).
+			WithDetail("status", string(e.Status))
+	}
+	prog := m.endedProgram(ctx, e)
+	s, err := m.settle(prog, cancelledResult(e))
+	if err != nil {
+		return store.Execution{}, err
+	}
+	err = m.cfg.Store.UpdateExecution(ctx, e.AccountID, e.ID, store.ExecutionUpdate{Status: store.StatusCancelled, Result: s.result, Errors: s.errs})
+	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
+		// Final meanwhile: it finished, or another cancel came first, and
+		// whoever made it final wrote its final frame.
+		if cur, gerr := m.cfg.Store.GetExecution(ctx, e.AccountID, e.ID); gerr == nil {
+			return store.Execution{}, fault.New(fault.Conflict, "%s %s is already %s", kindNoun(e.Kind), e.ID, cur.Status).
+				WithDetail("status", string(cur.Status))
+		}
+	}
+	if err != nil {
+		return store.Execution{}, err
+	}
+	m.finished(store.StatusCancelled)
+	// The run is stopped under the lock its runner lets go of it under
+	// (letGo), so exactly one of the two writes the final frame: the run, when
+	// it still held the execution, else this call.
+	m.mu.Lock()
+	cancel, running := m.running[e.ID]
+	if running {
+		cancel(errCancelled)
+	}
+	m.mu.Unlock()
+	cur, err := m.cfg.Store.GetExecution(ctx, e.AccountID, e.ID)
+	if err != nil {
+		return store.Execution{}, err
+	}
+	if !running {
+		m.completeCancelled(ctx, cur)
+	}
+	return cur, nil
+}
+
+// kindNoun names a run of kind in a message.
+func kindNoun(kind string) string {
+	switch kind {
+	case store.KindCapability:
+		return "capability run"
+	case store.KindAgentWorkflow:
+		return "agent workflow run"
+	}
+	return "execution"
+}
+
 // cancelledResult is the final result of e cancelled now: what it had done.
 func cancelledResult(e store.Execution) *engine.Result {
 	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusCancelled}
-	if len(e.Result) > 0 {
+	if len(e.Result) > 0 && e.Kind == store.KindA2E {
 		v := viewOf(e)
 		res.Results, res.Errors, res.DurationMs = v.Results, v.Errors, v.DurationMs
 	}
 	return res
 }
 
-// completeCancelled writes the final frame of a cancelled execution after the
-// frames already stored.
-func (m *Manager) completeCancelled(ctx context.Context, accountID, id string, res *engine.Result) {
-	if base, err := m.storedFrames(ctx, id); err == nil {
-		m.newRecorder(id, accountID, base, true, nil).complete(res)
+// completeCancelled writes the final frame of e, cancelled, after the frames
+// already stored: its stored result.
+func (m *Manager) completeCancelled(ctx context.Context, e store.Execution) {
+	if base, err := m.storedFrames(ctx, e.ID); err == nil {
+		m.newRecorder(e.ID, e.AccountID, m.method(e.Kind), base, true, nil).complete(json.RawMessage(e.Result))
 	}
+}
+
+// method is the method a run of kind answers.
+func (m *Manager) method(kind string) string {
+	if k, err := m.kind(kind); err == nil {
+		return k.Method
+	}
+	return e2a.MethodWorkflowExecute
 }
 
 // letGo stops tracking a run that ends without its final frame (it parked)
@@ -289,7 +341,7 @@ func (m *Manager) sendRecorded(e store.Execution, send func(Frame) error) error 
 	if len(e.Result) == 0 {
 		result = viewOf(e)
 	}
-	frame, err := RecordedFrame(e, e2a.MethodWorkflowExecute, result)
+	frame, err := RecordedFrame(e, m.method(e.Kind), result)
 	if err != nil {
 		return err
 	}

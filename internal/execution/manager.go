@@ -1,5 +1,7 @@
-// Package execution is the service behind workflow.execute and execution.*:
-// it runs workflows for accounts synchronously or through the durable queue,
+// Package execution is the one run service: behind workflow.execute and
+// execution.* for A2E executions, and behind capability runs and agent
+// workflow runs, which are kinds of run it is given (Kind). It runs them for
+// accounts synchronously or through the durable queue,
 // keeps each execution's record, checkpoints and event frames in the store,
 // streams frames to live subscribers, enforces each account's limit of
 // concurrent executions, and after a restart resumes what was accepted but not
@@ -58,7 +60,7 @@ type OperationAudit func(accountID, executionID string, ev engine.Event)
 type Config struct {
 	Store    store.Store
 	Queue    queue.Queue
-	Runner   *workflow.Runner
+	Runner   *workflow.Runner // A2E executions
 	Accounts Accounts
 	// Cache is the result cache operations share (engine caching of pure steps).
 	Cache  op.Cache
@@ -103,6 +105,7 @@ type Manager struct {
 	sync    *engine.Engine // no checkpoints: see the package doc
 	durable *engine.Engine // checkpoints every step to the store
 	hub     *hub
+	kinds   map[string]Kind // by store kind, A2E's included
 	log     *slog.Logger
 	limit   int // stored limit of a result or checkpoint
 
@@ -147,9 +150,20 @@ func New(cfg Config) *Manager {
 		limit:   store.ExecutionLimit(cfg.MaxStoredBytes),
 		running: map[string]context.CancelCauseFunc{},
 		active:  map[string]int{},
+		kinds:   map[string]Kind{},
 	}
+	m.kinds[store.KindA2E] = m.a2eKind()
 	m.sync = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger})
 	m.durable = engine.New(engine.Options{Clock: cfg.Clock, Cache: cfg.Cache, Limits: cfg.Engine, Logger: cfg.Logger,
 		Checkpointer: checkpoint.Stored{Store: cfg.Store, MaxBytes: m.limit}})
 	return m
+}
+
+// Register adds a kind of run (capability runs, agent workflow runs) before
+// Start: its records are then recovered, run, cancelled and streamed as A2E
+// executions are.
+func (m *Manager) Register(k Kind) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.kinds[k.Name] = k
 }

@@ -73,11 +73,11 @@ type recorder struct {
 	err error // the first store failure
 }
 
-func (m *Manager) newRecorder(id, accountID string, base int64, durable bool, onFrame func(*e2a.Response)) *recorder {
+func (m *Manager) newRecorder(id, accountID, method string, base int64, durable bool, onFrame func(*e2a.Response)) *recorder {
 	r := &recorder{m: m, id: id, account: accountID, durable: durable, onFrame: onFrame, base: base}
 	env := e2a.NewEnvelope()
 	env.RequestID = id
-	env.Method = e2a.MethodWorkflowExecute
+	env.Method = method
 	env.UserID = accountID
 	r.w, _ = e2a.NewStreamWriter(env, r, e2a.StreamOptions{Now: m.cfg.Clock.Now}) // the request id is set
 	return r

@@ -45,6 +45,9 @@ type Outcome struct {
 	// and the answer).
 	ResultJSON json.RawMessage
 	View       *View // queued, or found by the client's executionId
+	// Record is the stored record View shows (a run of another kind reads
+	// its own view from it).
+	Record *store.Execution
 	// Queued says the execution was accepted for later (202).
 	Queued bool
 }
@@ -100,12 +103,31 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 	if req.Async {
 		return m.submit(ctx, rec)
 	}
-	return m.runSync(ctx, p, c, rec, req)
+	return m.runSync(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame)
 }
 
 func digest(doc []byte) string {
 	sum := sha256.Sum256(doc)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Submit stores rec, a run of a kind this Manager was given, queued, and
+// queues it; a record with the same client id (ClientID) answers instead,
+// and nothing more is queued.
+func (m *Manager) Submit(ctx context.Context, rec store.Execution) (*Outcome, error) {
+	if _, err := m.kind(rec.Kind); err != nil {
+		return nil, err
+	}
+	rec.Async = true
+	return m.submit(ctx, rec)
+}
+
+// RunNow runs rec, a run of a kind this Manager was given compiled as prog
+// for p, while the caller waits; input is its input (rec.Input decoded).
+// onFrame, when set, receives its frames as they happen.
+func (m *Manager) RunNow(ctx context.Context, p *account.Principal, prog Program, rec store.Execution, input any, onFrame func(*e2a.Response)) (*Outcome, error) {
+	rec.Async = false
+	return m.runSync(ctx, p, prog, rec, input, onFrame)
 }
 
 // submit stores a queued execution and queues it. Its id is answered only
@@ -120,26 +142,34 @@ func (m *Manager) submit(ctx context.Context, rec store.Execution) (*Outcome, er
 	}
 	v := viewOf(stored)
 	if !created {
-		return &Outcome{View: &v}, nil
+		return &Outcome{View: &v, Record: &stored}, nil
 	}
 	if err := m.enqueue(context.WithoutCancel(ctx), stored); err != nil {
 		return nil, err
 	}
-	return &Outcome{View: &v, Queued: true}, nil
+	return &Outcome{View: &v, Record: &stored, Queued: true}, nil
 }
 
 // runSync runs an execution while the caller waits. Its record is stored
 // (running) before its first operation runs, so the client's executionId is
 // taken from the start: a resubmission, even while this run goes on, answers
 // with this execution and runs nothing, and a run whatever its outcome ends
-// stored.
-func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow.Compiled, rec store.Execution, req Request) (*Outcome, error) {
+// stored. A kind whose synchronous runs resume (Kind.SyncResumes) is
+// checkpointed as it goes.
+func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Program, rec store.Execution, input any, onFrame func(*e2a.Response)) (*Outcome, error) {
+	k, err := m.kind(rec.Kind)
+	if err != nil {
+		return nil, err
+	}
 	release, err := m.acquire(p)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	budget := time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
+	if rec.BudgetMs > 0 && (budget <= 0 || rec.BudgetMs < budget.Milliseconds()) {
+		budget = time.Duration(rec.BudgetMs) * time.Millisecond
+	}
 	rec.BudgetMs = budget.Milliseconds()
 	rec.Status = store.StatusRunning
 	stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
@@ -149,24 +179,34 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 	if !created {
 		// The same executionId, an earlier (or running) execution: its state now.
 		v := viewOf(stored)
-		return &Outcome{View: &v}, nil
+		return &Outcome{View: &v, Record: &stored}, nil
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	m.track(rec.ID, cancel)
 	defer m.untrack(rec.ID)
 
-	r := m.newRecorder(rec.ID, p.ID, 0, false, req.OnFrame)
-	res := m.sync.Run(runCtx, c.Plan(), engine.RunOptions{
-		ExecutionID: rec.ID, Account: p.ID, SessionID: req.SessionID, Input: req.Input,
+	r := m.newRecorder(rec.ID, p.ID, k.Method, 0, false, onFrame)
+	eng := m.sync
+	if k.SyncResumes {
+		eng = m.durable
+	}
+	res := eng.Run(runCtx, prog.Plan(), engine.RunOptions{
+		ExecutionID: rec.ID, Account: p.ID, SessionID: rec.SessionID, Input: input,
 		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
 	})
-	s, err := m.settle(res)
+	return m.complete(ctx, prog, stored, res, r)
+}
+
+// complete settles and stores the result of a run the caller waited for,
+// and answers it.
+func (m *Manager) complete(ctx context.Context, prog Program, rec store.Execution, res *engine.Result, r *recorder) (*Outcome, error) {
+	s, err := m.settle(prog, res)
 	if err != nil {
 		return nil, err
 	}
 	r.complete(s.result)
-	err = m.finish(context.WithoutCancel(ctx), stored, s)
+	err = m.finish(context.WithoutCancel(ctx), prog, rec, s)
 	m.hub.cut(rec.ID) // followers of the running record read the final one
 	if err != nil {
 		return nil, err
@@ -174,9 +214,21 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, c *workflow
 	return &Outcome{Result: s.res, ResultJSON: s.result}, nil
 }
 
+// storedInput is a record's input, decoded (nil when it has none).
+func storedInput(e store.Execution) (any, error) {
+	if len(e.Input) == 0 {
+		return nil, nil
+	}
+	var input any
+	if err := json.Unmarshal(e.Input, &input); err != nil {
+		return nil, fault.New(fault.Internal, "stored input of %s is unreadable", e.ID).WithCause(err)
+	}
+	return input, nil
+}
+
 // finish stores the final state of an execution whose record exists. A
 // record that became final meanwhile (cancelled by the caller) keeps its state.
-func (m *Manager) finish(ctx context.Context, rec store.Execution, s settled) error {
+func (m *Manager) finish(ctx context.Context, prog Program, rec store.Execution, s settled) error {
 	status := store.Status(s.res.Status)
 	err := m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: s.result, Errors: s.errs})
 	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
@@ -184,17 +236,20 @@ func (m *Manager) finish(ctx context.Context, rec store.Execution, s settled) er
 	}
 	if err == nil {
 		m.finished(status)
+		if f, ok := prog.(Finisher); ok && status.Final() {
+			f.Finished(ctx, rec, s.res)
+		}
 	}
 	return err
 }
 
 // finishResult settles res and stores it (small results: cancels, refusals).
-func (m *Manager) finishResult(ctx context.Context, rec store.Execution, res *engine.Result) error {
-	s, err := m.settle(res)
+func (m *Manager) finishResult(ctx context.Context, prog Program, rec store.Execution, res *engine.Result) error {
+	s, err := m.settle(prog, res)
 	if err != nil {
 		return err
 	}
-	return m.finish(ctx, rec, s)
+	return m.finish(ctx, prog, rec, s)
 }
 
 func (m *Manager) finished(status store.Status) {

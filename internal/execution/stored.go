@@ -24,15 +24,15 @@ type settled struct {
 	errs   json.RawMessage
 }
 
-// settle encodes res within the stored limits.
-func (m *Manager) settle(res *engine.Result) (settled, error) {
+// settle encodes prog's result of res within the stored limits.
+func (m *Manager) settle(prog Program, res *engine.Result) (settled, error) {
 	errs := boundErrors(res.ExecutionID, res.Errors)
 	if len(errs) != len(res.Errors) {
 		cut := *res
 		cut.Errors = errs
 		res = &cut
 	}
-	result, err := json.Marshal(res)
+	result, err := json.Marshal(prog.Result(res))
 	if err != nil {
 		return settled{}, fault.New(fault.Internal, "the result of execution %s could not be encoded", res.ExecutionID).WithCause(err)
 	}
@@ -42,9 +42,9 @@ func (m *Manager) settle(res *engine.Result) (settled, error) {
 		failed := *res
 		failed.Status, failed.Results, failed.Waiting = engine.StatusFailed, map[string]any{}, nil
 		failed.Errors = append(slices.Clone(res.Errors), over.Object())
-		if result, err = json.Marshal(&failed); err == nil && len(result) > m.limit {
+		if result, err = json.Marshal(prog.Result(&failed)); err == nil && len(result) > m.limit {
 			failed.Errors = []fault.Object{over.Object()} // the errors alone were too many
-			result, err = json.Marshal(&failed)
+			result, err = json.Marshal(prog.Result(&failed))
 		}
 		if err != nil {
 			return settled{}, fault.New(fault.Internal, "the result of execution %s could not be encoded", res.ExecutionID).WithCause(err)

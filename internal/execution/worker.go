@@ -2,10 +2,11 @@ package execution
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/checkpoint"
@@ -14,7 +15,6 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/workflow"
 )
 
 // Start queues again what a crash left unqueued, then starts the workers of
@@ -66,14 +66,25 @@ func (m *Manager) Close(grace time.Duration) {
 	<-done
 }
 
-// recover puts every unfinished asynchronous execution back on the queue:
-// queued ones whose queue entry a crash may have missed, running ones, which
-// resume after their checkpoint. Putting an id twice adds nothing. A
-// synchronous one still running was stopped by a crash (abandonSync).
+// recover puts every unfinished asynchronous run, of every kind, back on
+// the queue: queued ones whose queue entry a crash may have missed, running
+// ones, which resume after their checkpoint. Putting an id twice adds
+// nothing. A synchronous one still running was stopped by a crash: it
+// resumes when its kind checkpoints synchronous runs, else it ends failed
+// (abandonSync).
 func (m *Manager) recover(ctx context.Context) error {
+	for _, k := range m.kindsInOrder() {
+		if err := m.recoverKind(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Manager) recoverKind(ctx context.Context, k Kind) error {
 	page := store.Page{Limit: 100}
 	for {
-		execs, next, err := m.cfg.Store.ListUnfinished(ctx, store.KindA2E, page)
+		execs, next, err := m.cfg.Store.ListUnfinished(ctx, k.Name, page)
 		if err != nil {
 			return err
 		}
@@ -81,7 +92,7 @@ func (m *Manager) recover(ctx context.Context) error {
 			if e.Status == store.StatusWaiting {
 				continue // waits for an answer, not for a worker
 			}
-			if !e.Async && e.Status == store.StatusRunning {
+			if !e.Async && e.Status == store.StatusRunning && !k.SyncResumes {
 				m.abandonSync(ctx, e)
 				continue
 			}
@@ -94,6 +105,18 @@ func (m *Manager) recover(ctx context.Context) error {
 		}
 		page.Cursor = next
 	}
+}
+
+// kindsInOrder lists the kinds by name, so recovery goes the same way on
+// every start.
+func (m *Manager) kindsInOrder() []Kind {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Kind, 0, len(m.kinds))
+	for _, name := range slices.Sorted(maps.Keys(m.kinds)) {
+		out = append(out, m.kinds[name])
+	}
+	return out
 }
 
 // work takes queued executions one at a time until ctx ends.
@@ -132,8 +155,13 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(ctx, it, time.Second)
 		return
 	}
-	if e.Status.Final() || e.Status == store.StatusWaiting || e.Kind != store.KindA2E {
+	if e.Status.Final() || e.Status == store.StatusWaiting {
 		_ = m.cfg.Queue.Ack(ctx, it)
+		return
+	}
+	k, err := m.kind(e.Kind)
+	if err != nil {
+		m.failQueued(ctx, it, e, err)
 		return
 	}
 	p, err := m.cfg.Accounts.Principal(ctx, e.AccountID)
@@ -148,9 +176,9 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	}
 	defer release()
 	// The account's grants now, not at submission: a revoked grant stops it.
-	c, report := m.cfg.Runner.Compile(e.Document, Account(p))
-	if report != nil {
-		m.failQueued(ctx, it, e, report.Err())
+	prog, err := k.Compile(ctx, p, e)
+	if err != nil {
+		m.failQueued(ctx, it, e, err)
 		return
 	}
 	if e.Status == store.StatusQueued {
@@ -168,7 +196,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	stopWatch := m.watchCancel(runCtx, e, cancel)
 	defer stopWatch()
 
-	s, err := m.resume(runCtx, p.ID, c, e, p.Limits.MaxDataBytes)
+	s, err := m.resume(runCtx, p.ID, k.Method, prog, e, p.Limits.MaxDataBytes)
 	if err != nil {
 		m.log.Error("execution could not resume", "executionId", id, "error", fault.From(err))
 		_ = m.cfg.Queue.Nack(ctx, it, 5*time.Second)
@@ -186,7 +214,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 			// Cancelled as it parked: the record is final already (Cancel
 			// stored it), and the queue item finds it so and is dropped.
 			if stored, err := m.cfg.Store.GetExecution(context.WithoutCancel(ctx), e.AccountID, e.ID); err == nil {
-				m.completeCancelled(context.WithoutCancel(ctx), e.AccountID, e.ID, cancelledResult(stored))
+				m.completeCancelled(context.WithoutCancel(ctx), stored)
 			}
 		}
 		return
@@ -197,7 +225,7 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, 0)
 		return
 	}
-	if err := m.finish(context.WithoutCancel(ctx), e, s); err != nil {
+	if err := m.finish(context.WithoutCancel(ctx), prog, e, s); err != nil {
 		m.log.Error("execution result not stored", "executionId", id, "error", fault.From(err))
 		_ = m.cfg.Queue.Nack(context.WithoutCancel(ctx), it, time.Second)
 		return
@@ -208,26 +236,24 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 // resume runs e from its last checkpoint, or from the start when it has none,
 // with the account's data budget, and settles its result for the record (a
 // parked run is not settled: it is not finished).
-func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Compiled, e store.Execution, maxData int64) (settled, error) {
+func (m *Manager) resume(ctx context.Context, accountID, method string, prog Program, e store.Execution, maxData int64) (settled, error) {
 	base, err := m.storedFrames(ctx, e.ID)
 	if err != nil {
 		return settled{}, err
 	}
-	r := m.newRecorder(e.ID, accountID, base, true, nil)
+	r := m.newRecorder(e.ID, accountID, method, base, true, nil)
 	var res *engine.Result
-	cp, err := (checkpoint.Stored{Store: m.cfg.Store}).Load(ctx, e.ID)
+	cp, err := m.loadCheckpoint(ctx, prog, e)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
-		res = m.durable.Resume(ctx, c.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter, GiveWay: m.giveWay(ctx, accountID), MaxDataBytes: maxData})
+		res = m.durable.Resume(ctx, prog.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter, GiveWay: m.giveWay(ctx, accountID), MaxDataBytes: maxData})
 	case fe != nil && fe.Kind == fault.NotFound:
-		var input any
-		if len(e.Input) > 0 {
-			if err := json.Unmarshal(e.Input, &input); err != nil {
-				return settled{}, fault.New(fault.Internal, "stored input of %s is unreadable", e.ID).WithCause(err)
-			}
+		input, err := storedInput(e)
+		if err != nil {
+			return settled{}, err
 		}
 		budget := time.Duration(e.BudgetMs) * time.Millisecond
-		res = m.durable.Run(ctx, c.Plan(), engine.RunOptions{
+		res = m.durable.Run(ctx, prog.Plan(), engine.RunOptions{
 			ExecutionID: e.ID, Account: accountID, SessionID: e.SessionID, Input: input,
 			MaxExecutionTime: budget, MaxDataBytes: maxData, OnEvent: r.event, ParkAfter: m.cfg.ParkAfter,
 			GiveWay: m.giveWay(ctx, accountID),
@@ -238,7 +264,7 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 	if !res.ParkedUntil.IsZero() {
 		return settled{res: res}, nil
 	}
-	s, err := m.settle(res)
+	s, err := m.settle(prog, res)
 	if err != nil {
 		return settled{}, err
 	}
@@ -246,6 +272,22 @@ func (m *Manager) resume(ctx context.Context, accountID string, c *workflow.Comp
 		r.complete(s.result)
 	}
 	return s, nil
+}
+
+// loadCheckpoint reads e's checkpoint: the engine's, or one its program
+// reads from a format of its own (CheckpointReader). None is NotFound.
+func (m *Manager) loadCheckpoint(ctx context.Context, prog Program, e store.Execution) (*engine.Checkpoint, error) {
+	if r, ok := prog.(CheckpointReader); ok {
+		raw, err := m.cfg.Store.LoadCheckpoint(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		cp, ok, err := r.ReadCheckpoint(e, raw)
+		if err != nil || ok {
+			return cp, err
+		}
+	}
+	return (checkpoint.Stored{Store: m.cfg.Store}).Load(ctx, e.ID)
 }
 
 // storedFrames counts the frames already stored for id.
@@ -266,11 +308,15 @@ func (m *Manager) storedFrames(ctx context.Context, id string) (int64, error) {
 // failQueued ends a queued execution that cannot run with err.
 func (m *Manager) failQueued(ctx context.Context, it queue.Item, e store.Execution, err error) {
 	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusFailed, Errors: []fault.Object{fault.From(err).Object()}}
-	base, _ := m.storedFrames(ctx, e.ID)
-	r := m.newRecorder(e.ID, e.AccountID, base, true, nil)
-	r.complete(res)
-	if err := m.finishResult(ctx, e, res); err != nil {
-		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(err))
+	prog := m.endedProgram(ctx, e)
+	s, serr := m.settle(prog, res)
+	if serr == nil {
+		base, _ := m.storedFrames(ctx, e.ID)
+		m.newRecorder(e.ID, e.AccountID, m.method(e.Kind), base, true, nil).complete(s.result)
+		serr = m.finish(ctx, prog, e, s)
+	}
+	if serr != nil {
+		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(serr))
 	}
 	_ = m.cfg.Queue.Ack(ctx, it)
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/sluicehq/sluice/internal/capreg"
 	"github.com/sluicehq/sluice/internal/caprun"
 	"github.com/sluicehq/sluice/internal/catalog"
-	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/discovery"
@@ -212,7 +211,10 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	for _, r := range op.Builtins() {
 		specs = append(specs, r.Spec)
 	}
-	flows := &agentflow.Runner{Store: a.db, Queue: agentQueue, Invoker: agents.Invoker, Agents: agentflow.AgentsIn(agentRegistry),
+	// An agent workflow's steps call their agents as InvokeAgent does:
+	// through the agent queue, where this process's or a `sluice worker`'s
+	// agent workers take them.
+	flows := &agentflow.Runner{Runs: a.execs, Store: a.db, Invoker: agents.Caller, Agents: agentflow.AgentsIn(agentRegistry),
 		Logger: log.With("component", "agent-workflows")}
 	flows.Monitor = monitor(agentQueue, cfg.Agents.MonitoringTopic, log)
 	var embedder discovery.Embedder
@@ -243,11 +245,12 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	auditPolicy := policy.AuditPolicy(cfg.A2S.Audit)
 	capEngineOpts := engine.Options{Clock: clk, Cache: resultCache, Logger: log,
 		Limits: engine.Limits{MaxLoopIterations: cfg.Limits.MaxLoopIterations, MaxDataBytes: cfg.Limits.MaxDataBytes}}
-	nested := engine.New(capEngineOpts)
-	capEngineOpts.Checkpointer = checkpoint.Stored{Store: a.db, MaxBytes: int(cfg.Store.MaxExecutionBytes)}
-	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry},
-		Env:     func(p *account.Principal) *op.Environment { return runner.Environment(execution.Account(p)) },
-		Durable: engine.New(capEngineOpts), Nested: nested, Audit: auditPolicy, Logger: log.With("component", "a2s")})
+	a.caps = caprun.New(caprun.Config{Store: a.db, Registry: capRegistry{registry}, Runs: a.execs,
+		Env:    func(p *account.Principal) *op.Environment { return runner.Environment(execution.Account(p)) },
+		Nested: engine.New(capEngineOpts), Audit: auditPolicy, Logger: log.With("component", "a2s")})
+	// One run service runs every kind of run.
+	a.execs.Register(a.caps.Kind())
+	a.execs.Register(flows.Kind())
 	// A session's tool listing ranks like the catalog: same expansions,
 	// same operator vocabulary.
 	toolBox := tools.New(&tools.Workflows{Runner: runner, Executions: a.execs}, a.mcp.Provider(), a.caps.Tools())
@@ -289,14 +292,13 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if err := a.execs.Start(runCtx); err != nil {
 		return nil, err
 	}
-	if err := a.caps.Start(runCtx, accounts.Principal); err != nil {
-		return nil, err
-	}
 	go agents.Invoker.RunHealthChecks(runCtx, agent.HealthInterval(0))
-	// Agent workflow runs a stop left unfinished go back on the queue; the
-	// worker takes their steps.
-	if _, err := flows.Recover(runCtx); err != nil {
-		return nil, err
+	// Steps queued by a version before the run service: their runs were
+	// recovered by the run service's start.
+	if n, err := agentflow.Drain(runCtx, agentQueue, owner); err != nil {
+		log.Warn("old agent workflow steps not drained", "error", fault.From(err))
+	} else if n > 0 {
+		log.Info("old agent workflow steps drained: their runs go on in the run service", "items", n)
 	}
 	a.background(func() { _ = a.agentCalls.Run(runCtx) })
 	if n := cfg.Agents.Workers; n > 0 {
@@ -304,7 +306,6 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 			Monitoring: cfg.Agents.MonitoringTopic, ResultTTL: bridge.ResultTTL(cfg.Agents.MaxWait), Clock: clk,
 			Logger: log.With("component", "agent-worker")}
 		a.background(func() { _ = w.Run(runCtx, owner) })
-		a.background(func() { _ = flows.Work(runCtx, owner) })
 	}
 	return a, nil
 }

@@ -38,7 +38,7 @@ func (s *Server) agentWorkflowRun(ctx context.Context, c *Call, a args, w *e2a.S
 			return fault.New(fault.Invalid, "params.input is not JSON").WithDetail("path", "params.input")
 		}
 	}
-	id, err := s.svc.AgentFlows.Start(ctx, c.Principal.ID, wf, in)
+	id, err := s.svc.AgentFlows.Start(ctx, c.Principal.ID, wf, in, a.String("client_id"))
 	if err != nil {
 		return err
 	}

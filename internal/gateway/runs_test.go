@@ -330,14 +330,21 @@ func TestRunsOverE2A(t *testing.T) {
 	if result["kind"] != "a2s" || result["status"] != "waiting" || result["detail"] == nil {
 		t.Fatalf("run.get: %v", result)
 	}
-	// run.events streams the run's frames as chunks, then says how it ended.
+	// run.events streams the run's frames as chunks (an agent workflow's
+	// steps, then its final frame), then says how it ended.
 	status, frames = postEnvelope(t, f.s, f.key, map[string]any{"request_id": "runs-4", "method": "run.events",
 		"params": map[string]any{"run_id": f.doneFlow}})
-	if status != http.StatusOK || len(frames) != 2 || frames[0].Kind != e2a.KindChunk || frames[1].Kind != e2a.KindComplete {
+	n := len(frames)
+	if status != http.StatusOK || n < 3 || frames[n-1].Kind != e2a.KindComplete {
 		t.Fatalf("run.events: %d %v", status, frames)
 	}
-	delta, _ := frames[0].Body["delta"].(map[string]any)
-	end, _ := frames[1].Body["result"].(map[string]any)
+	for _, fr := range frames[:n-1] {
+		if fr.Kind != e2a.KindChunk {
+			t.Fatalf("run.events: %v", frames)
+		}
+	}
+	delta, _ := frames[n-2].Body["delta"].(map[string]any)
+	end, _ := frames[n-1].Body["result"].(map[string]any)
 	if delta["is_final"] != true || delta["request_id"] != f.doneFlow || end["ended"] != true || end["run_id"] != f.doneFlow {
 		t.Fatalf("run.events: %v then %v", frames[0].Body, frames[1].Body)
 	}

@@ -241,7 +241,7 @@ var methodTable = []methodSpec{
 
 	{name: MethodAgentWorkflowRun, access: accessAccount, servedIf: withAgentFlows,
 		rest:   []restRoute{{verb: http.MethodPost, pattern: "/api/v1/agent-workflows/runs", ok: http.StatusAccepted}},
-		params: params(param{name: "workflow", kind: pAny, required: true}, anyValue("input")),
+		params: params(param{name: "workflow", kind: pAny, required: true}, anyValue("input"), str("client_id")),
 		handle: (*Server).agentWorkflowRun},
 	{name: MethodAgentWorkflowGet, access: accessAccount, servedIf: withAgentFlows,
 		rest: []restRoute{get("/api/v1/agent-workflows/runs/{id}")}, params: params(reqStr("id")),

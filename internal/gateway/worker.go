@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/sluicehq/sluice/internal/agent"
-	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/bridge"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
@@ -20,15 +18,14 @@ import (
 	"github.com/sluicehq/sluice/internal/store/postgres"
 )
 
-// Worker is `sluice worker`: agent task workers and agent workflow step
-// workers on the queue the gateways enqueue to, with the gateways' shared
-// PostgreSQL store (the agent registry, the vault, workflow runs) and their
-// key files. It serves no HTTP.
+// Worker is `sluice worker`: agent task workers on the queue the gateways
+// enqueue to (InvokeAgent's calls and agent workflow steps' alike), with the
+// gateways' shared PostgreSQL store (the agent registry, the vault) and
+// their key files. It serves no HTTP; the runs themselves are the gateways'.
 type Worker struct {
 	db    *postgres.DB
 	queue queue.Queue // the agents.queue one, or the store's
 	tasks *bridge.Worker
-	flows *agentflow.Runner
 	inv   *agent.Invoker
 	owner string
 	log   *slog.Logger
@@ -74,7 +71,6 @@ func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (_ *Worker, 
 		w.queue = pgqueue.New(w.db, pgqueue.Options{Clock: clk, Logger: log})
 	}
 	agents := newAgents(w.db, sealed, cfg.Egress.Policy(), clk, log)
-	reg := agents.Registry
 	w.inv = agents.Invoker
 	workers := cfg.Agents.Workers
 	if workers == 0 {
@@ -84,24 +80,15 @@ func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (_ *Worker, 
 	// (set the same on workers and gateways), then the queue may drop them.
 	w.tasks = &bridge.Worker{Queue: w.queue, Invoker: w.inv, Workers: workers, Monitoring: cfg.Agents.MonitoringTopic,
 		ResultTTL: bridge.ResultTTL(cfg.Agents.MaxWait), Clock: clk, Logger: log.With("component", "agent-worker")}
-	w.flows = &agentflow.Runner{Store: w.db, Queue: w.queue, Invoker: w.inv, Agents: agentflow.AgentsIn(reg),
-		Logger: log.With("component", "agent-workflows")}
-	w.flows.Monitor = monitor(w.queue, cfg.Agents.MonitoringTopic, log)
 	return w, nil
 }
 
 // Run works until ctx ends, then waits for the tasks in hand (which, cut
 // short, are left to their leases and run again elsewhere).
 func (w *Worker) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	wg.Add(2)
-	go func() { defer wg.Done(); errs[0] = w.tasks.Run(ctx, w.owner) }()
-	go func() { defer wg.Done(); errs[1] = w.flows.Work(ctx, w.owner) }()
 	go w.inv.RunHealthChecks(ctx, agent.HealthInterval(0))
 	w.log.Info("sluice worker running", "owner", w.owner)
-	wg.Wait()
-	return errors.Join(errs...)
+	return w.tasks.Run(ctx, w.owner)
 }
 
 // Close releases the queue and the store.
