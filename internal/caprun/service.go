@@ -102,6 +102,9 @@ type Request struct {
 	Credentials map[string]map[string]string
 	SessionID   string
 	MaxTime     time.Duration
+	// ClientID, when set, is the caller's key for this run: a second run
+	// with it answers the first one's result (or state) and runs nothing.
+	ClientID string
 }
 
 // descriptor is a run's stored document.
@@ -156,12 +159,33 @@ func (s *Service) Run(ctx context.Context, p *account.Principal, req Request) (*
 		budget = time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
 	}
 	rec := store.Execution{ID: ids.New(ids.CapabilityRun), AccountID: p.ID, Kind: store.KindCapability, Digest: "a2s:" + pub.Checksum, Document: doc, Input: in,
-		SessionID: req.SessionID, BudgetMs: budget.Milliseconds()}
+		SessionID: req.SessionID, BudgetMs: budget.Milliseconds(), ClientID: req.ClientID}
 	out, err := s.cfg.Runs.RunNow(ctx, p, &program{s: s, p: p, c: c, inputs: orEmpty(req.Inputs)}, rec, orEmpty(req.Inputs), nil)
 	if err != nil {
 		return nil, err
 	}
+	if out.ResultJSON == nil && out.Record != nil {
+		return earlier(*out.Record, rec)
+	}
 	return resultOf(out)
+}
+
+// earlier is the result of the run found by the client id of rec: that
+// run's result, or its state while it has none. A client id of another
+// kind of run, or of a run of another capability version, is a Conflict.
+func earlier(found, rec store.Execution) (*capability.Result, error) {
+	if found.Kind != store.KindCapability || found.Digest != rec.Digest {
+		return nil, fault.New(fault.Conflict, "client_id %q names another run", rec.ClientID).
+			WithDetail("field", "client_id").WithDetail("run_id", found.ID)
+	}
+	r := &capability.Result{RunID: found.ID, Status: engine.Status(found.Status), Outputs: map[string]any{},
+		Tasks: map[string]any{}, Errors: []fault.Object{}}
+	if len(found.Result) > 0 {
+		if err := json.Unmarshal(found.Result, r); err != nil {
+			return nil, fault.New(fault.Internal, "the result of run %s is unreadable", found.ID).WithCause(err)
+		}
+	}
+	return r, nil
 }
 
 // Decide gives the agent's answer to a waiting run, which goes on.

@@ -211,10 +211,11 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	for _, r := range op.Builtins() {
 		specs = append(specs, r.Spec)
 	}
-	// An agent workflow's steps call their agents as InvokeAgent does:
-	// through the agent queue, where this process's or a `sluice worker`'s
-	// agent workers take them.
-	flows := &agentflow.Runner{Runs: a.execs, Store: a.db, Invoker: agents.Caller, Agents: agentflow.AgentsIn(agentRegistry),
+	// An agent workflow's steps call their agents from the process that
+	// runs the run (the run service's lease holds the step): through the
+	// agent queue, a task item left by a process killed mid-call would be
+	// run again beside the resumed step's own call.
+	flows := &agentflow.Runner{Runs: a.execs, Store: a.db, Invoker: agents.Invoker, Agents: agentflow.AgentsIn(agentRegistry),
 		Logger: log.With("component", "agent-workflows")}
 	flows.Monitor = monitor(agentQueue, cfg.Agents.MonitoringTopic, log)
 	var embedder discovery.Embedder

@@ -45,6 +45,8 @@ func runChild(dir string) int {
 	}
 	cfg.DataDir = dir
 	cfg.Workers = 32
+	// The test's agents listen on loopback.
+	cfg.Egress.AllowPrivate = []string{"127.0.0.1"}
 	app, err := gateway.Open(context.Background(), cfg, gateway.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

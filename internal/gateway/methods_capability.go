@@ -23,7 +23,8 @@ type CapabilityService interface {
 
 // capabilityRun: {id: "NS/ID", version, inputs, credentials, timeout}.
 func (s *Server) capabilityRun(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
-	req := caprun.Request{Ref: a.String("id"), Version: a.String("version"), Inputs: a.Object("inputs"), SessionID: c.Env.SessionID}
+	req := caprun.Request{Ref: a.String("id"), Version: a.String("version"), Inputs: a.Object("inputs"), SessionID: c.Env.SessionID,
+		ClientID: a.String("client_id")}
 	if sid := a.String("session_id"); sid != "" {
 		req.SessionID = sid
 	}

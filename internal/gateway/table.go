@@ -213,7 +213,7 @@ var methodTable = []methodSpec{
 	{name: e2a.MethodCapabilityRun, access: accessAccount, servedIf: withCapabilities,
 		rest: []restRoute{post("/api/v1/a2s/runs")},
 		params: params(reqStr("id"), str("version"), object("inputs"), str("session_id"), object("credentials"),
-			seconds("timeout", maxToolTimeout)),
+			seconds("timeout", maxToolTimeout), str("client_id")),
 		handle: (*Server).capabilityRun},
 	{name: e2a.MethodCapabilityDecide, access: accessAccount, servedIf: withCapabilities,
 		rest:   []restRoute{post("/api/v1/a2s/runs/{id}/decisions")},

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"time"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -122,7 +123,14 @@ type recordingAgent struct {
 
 func newRecordingAgent(t *testing.T, name string) *recordingAgent {
 	t.Helper()
-	mock, err := agent.NewMockAgent(agent.MockOptions{Name: name})
+	return newRecordingAgentDelay(t, name, 0)
+}
+
+// newRecordingAgentDelay is a recordingAgent that answers each task after
+// delay.
+func newRecordingAgentDelay(t *testing.T, name string, delay time.Duration) *recordingAgent {
+	t.Helper()
+	mock, err := agent.NewMockAgent(agent.MockOptions{Name: name, Delay: delay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +150,35 @@ func newRecordingAgent(t *testing.T, name string) *recordingAgent {
 	t.Cleanup(srv.Close)
 	ra.URL = srv.URL
 	return ra
+}
+
+// count is how many tasks the agent was sent.
+func (a *recordingAgent) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.tasks)
+}
+
+// counts is how many times each task id was sent.
+func (a *recordingAgent) counts() map[string]int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]int{}
+	for _, id := range a.tasks {
+		out[id]++
+	}
+	return out
+}
+
+// taskSet is the task ids sent so far.
+func (a *recordingAgent) taskSet() map[string]bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]bool{}
+	for _, id := range a.tasks {
+		out[id] = true
+	}
+	return out
 }
 
 // called reports whether the agent was sent task id.
