@@ -65,9 +65,9 @@ type Config struct {
 	// Manager); Nested runs imports.
 	Runs   Runs
 	Nested *engine.Engine
-	Tokens  *capability.TokenCache
-	Audit   policy.AuditPolicy
-	Logger  *slog.Logger
+	Tokens *capability.TokenCache
+	Audit  policy.AuditPolicy
+	Logger *slog.Logger
 }
 
 // Runs is what a Service needs of the run service.
@@ -353,4 +353,3 @@ func orEmpty(m map[string]any) map[string]any {
 	}
 	return m
 }
-

@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"time"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
