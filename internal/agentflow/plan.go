@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/engine"
@@ -135,14 +136,27 @@ func (s *stepOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 		s.r.report(ctx, rep, agenthttp.StepFailed, failedMeta(fe))
 		return nil, fe
 	}
-	rep.started = rc.Clock.Now()
+	// A run cancelled through another gateway is stopped there at its next
+	// look at the record; the step looks too, before it calls its agent and
+	// after it answers, so no step starts, and no answer is kept, once the
+	// run is final.
+	if s.r.final(ctx, rc) {
+		return nil, errRunFinal
+	}
+	rep.started = time.Now()
 	s.r.report(ctx, rep, agenthttp.StepRunning, nil)
 	out, err := s.r.Invoker.Invoke(ctx, s.step.AgentName, TaskID(rc.ExecutionID, s.step.ID), in, rc.ExecutionID)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || s.r.final(ctx, rc) {
 		// Cancelled, or the process stops (the step runs again elsewhere,
-		// same task_id): whatever the agent answered is dropped.
-		s.r.report(ctx, rep, agenthttp.StepFailed, cancelledMeta())
-		return nil, context.Cause(ctx)
+		// same task_id): whatever the agent answered is dropped. Only a
+		// cancel is reported: a stopped step is not over.
+		if s.r.final(context.WithoutCancel(ctx), rc) {
+			s.r.report(ctx, rep, agenthttp.StepFailed, cancelledMeta())
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, errRunFinal
 	}
 	if err != nil {
 		fe := s.failure(err)
@@ -156,6 +170,18 @@ func (s *stepOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 	}
 	s.r.report(ctx, rep, agenthttp.StepCompleted, nil)
 	return v, nil
+}
+
+// errRunFinal ends a step whose run was made final (cancelled) by another
+// process before the step could start, or while it ran.
+var errRunFinal = errors.New("the run was cancelled")
+
+// final reports whether the step's run is final already: cancelled
+// elsewhere. A store that cannot say is taken for "not final": the record
+// cannot be changed once final anyway, and the run service looks again.
+func (r *Runner) final(ctx context.Context, rc *op.RunContext) bool {
+	e, err := r.Store.GetExecution(ctx, rc.Account, rc.ExecutionID)
+	return err == nil && e.Status.Final()
 }
 
 // sources are the workflow's input and the outputs of the steps before

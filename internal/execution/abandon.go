@@ -13,15 +13,21 @@ import (
 // another gateway may still be storing its result.
 const abandonGrace = time.Minute
 
-// abandonSync ends a synchronous execution found running at start-up. It is
-// not resumed (it keeps no checkpoint, and its caller lost the answer): it
-// ends failed, and a resubmission of its executionId answers with that. A
-// process alone with its store (SharedPoll 0) ran it itself before it
-// stopped, so it fails it now; gateways sharing the store wait until its
-// budget (and abandonGrace) is over, since another one may be running it.
-func (m *Manager) abandonSync(ctx context.Context, e store.Execution) {
+// abandonSync takes over a synchronous run found running at start-up. Of a
+// kind that checkpoints its synchronous runs (Kind.SyncResumes) it is
+// queued and resumes after its last checkpoint; otherwise it is not resumed
+// (it keeps no checkpoint, and its caller lost the answer): it ends failed,
+// and a resubmission of its client id answers with that. A process alone
+// with its store (SharedPoll 0) ran it itself before it stopped, so it acts
+// now; gateways sharing the store wait until its budget (and abandonGrace)
+// is over, since another one may be running it still.
+func (m *Manager) abandonSync(ctx context.Context, e store.Execution, k Kind) {
+	act := m.failAbandoned
+	if k.SyncResumes {
+		act = m.resumeAbandoned
+	}
 	if m.cfg.SharedPoll <= 0 {
-		m.failAbandoned(ctx, e)
+		act(ctx, e)
 		return
 	}
 	started := e.CreatedAt
@@ -37,7 +43,7 @@ func (m *Manager) abandonSync(ctx context.Context, e store.Execution) {
 	go func() {
 		defer m.workers.Done()
 		if m.cfg.Clock.Sleep(ctx, max(wait, 0)) == nil {
-			m.failAbandoned(ctx, e)
+			act(ctx, e)
 		}
 	}()
 }
@@ -56,4 +62,15 @@ func (m *Manager) failAbandoned(ctx context.Context, e store.Execution) {
 		return
 	}
 	m.log.Info("interrupted synchronous execution ended failed", "executionId", e.ID)
+}
+
+// resumeAbandoned queues e, a synchronous run of a kind that checkpoints
+// them, unless it finished meanwhile: it resumes after its last checkpoint.
+func (m *Manager) resumeAbandoned(ctx context.Context, e store.Execution) {
+	if cur, err := m.cfg.Store.GetExecution(ctx, e.AccountID, e.ID); err == nil && cur.Status != store.StatusRunning {
+		return
+	}
+	if err := m.enqueue(ctx, e); err != nil {
+		m.log.Warn("interrupted synchronous run not queued to resume", "executionId", e.ID, "error", fault.From(err))
+	}
 }

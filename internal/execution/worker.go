@@ -92,8 +92,8 @@ func (m *Manager) recoverKind(ctx context.Context, k Kind) error {
 			if e.Status == store.StatusWaiting {
 				continue // waits for an answer, not for a worker
 			}
-			if !e.Async && e.Status == store.StatusRunning && !k.SyncResumes {
-				m.abandonSync(ctx, e)
+			if !e.Async && e.Status == store.StatusRunning {
+				m.abandonSync(ctx, e, k)
 				continue
 			}
 			if err := m.enqueue(ctx, e); err != nil {
@@ -246,13 +246,16 @@ func (m *Manager) resume(ctx context.Context, accountID, method string, prog Pro
 	cp, err := m.loadCheckpoint(ctx, prog, e)
 	switch fe, _ := fault.As(err); {
 	case err == nil:
+		if cp.BudgetMs <= 0 {
+			cp.BudgetMs = m.budget(e.BudgetMs).Milliseconds()
+		}
 		res = m.durable.Resume(ctx, prog.Plan(), cp, engine.ResumeOptions{OnEvent: r.event, ParkAfter: m.cfg.ParkAfter, GiveWay: m.giveWay(ctx, accountID), MaxDataBytes: maxData})
 	case fe != nil && fe.Kind == fault.NotFound:
 		input, err := storedInput(e)
 		if err != nil {
 			return settled{}, err
 		}
-		budget := time.Duration(e.BudgetMs) * time.Millisecond
+		budget := m.budget(e.BudgetMs)
 		res = m.durable.Run(ctx, prog.Plan(), engine.RunOptions{
 			ExecutionID: e.ID, Account: accountID, SessionID: e.SessionID, Input: input,
 			MaxExecutionTime: budget, MaxDataBytes: maxData, OnEvent: r.event, ParkAfter: m.cfg.ParkAfter,
@@ -268,10 +271,22 @@ func (m *Manager) resume(ctx context.Context, accountID, method string, prog Pro
 	if err != nil {
 		return settled{}, err
 	}
-	if cause := context.Cause(ctx); !errors.Is(cause, errShutdown) && !errors.Is(cause, errCancelledElsewhere) {
+	if cause := context.Cause(ctx); !errors.Is(cause, errShutdown) && !errors.Is(cause, errCancelledElsewhere) && !m.cancelledMeanwhile(ctx, e) {
 		r.complete(s.result)
 	}
 	return s, nil
+}
+
+// cancelledMeanwhile reports whether e's record was cancelled through
+// another process before this run ended and before this process's look at
+// the record (watchCancel) saw it: that process wrote the final frame. Not
+// asked of a process alone with its store, which sees its own cancels.
+func (m *Manager) cancelledMeanwhile(ctx context.Context, e store.Execution) bool {
+	if m.cfg.SharedPoll <= 0 {
+		return false
+	}
+	cur, err := m.cfg.Store.GetExecution(context.WithoutCancel(ctx), e.AccountID, e.ID)
+	return err == nil && cur.Status == store.StatusCancelled
 }
 
 // loadCheckpoint reads e's checkpoint: the engine's, or one its program
@@ -288,6 +303,15 @@ func (m *Manager) loadCheckpoint(ctx context.Context, prog Program, e store.Exec
 		}
 	}
 	return (checkpoint.Stored{Store: m.cfg.Store}).Load(ctx, e.ID)
+}
+
+// budget is a queued run's budget: its record's, or for a record that
+// has none (a run stored before it had one) the asynchronous default.
+func (m *Manager) budget(ms int64) time.Duration {
+	if ms <= 0 {
+		return m.cfg.AsyncBudget
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // storedFrames counts the frames already stored for id.
