@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/agentflow"
+	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
@@ -135,5 +136,26 @@ func TestDrain(t *testing.T) {
 	}
 	if items, err := w.q.Lease(ctx, "elsewhere", "n2", 10, time.Minute); err != nil || len(items) != 1 || items[0].ID != "keep" {
 		t.Fatalf("another topic: %+v %v", items, err)
+	}
+}
+
+// A run resumed from the old format has the budget of any asynchronous run
+// of the run service (Config.AsyncBudget), not the engine's default for a
+// run that names none: its old record stored no budget.
+func TestOldCheckpointResumesWithTheAsyncBudget(t *testing.T) {
+	t.Skip("fails: the old record's BudgetMs is 0, so the resumed run gets the engine's 30 s (see the h-tests report)")
+	w := newWorld(t)
+	runID := oldRun(t, w, map[string]string{"shout": `{"text":"RIVER"}`})
+	n := w.started(t, newFake(), "n1", func(c *execution.Config) { c.AsyncBudget = 2 * time.Hour })
+	waitFinal(t, n.r, "alice", runID)
+	raw, err := w.db.LoadCheckpoint(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp struct {
+		BudgetMs int64 `json:"budgetMs"`
+	}
+	if err := json.Unmarshal(raw, &cp); err != nil || cp.BudgetMs != (2*time.Hour).Milliseconds() {
+		t.Fatalf("budget %d ms, want %d: %v", cp.BudgetMs, (2 * time.Hour).Milliseconds(), err)
 	}
 }
