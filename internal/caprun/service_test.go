@@ -105,8 +105,9 @@ type world struct {
 }
 
 // open starts a process on dir; its Manager sees the store through wrap
-// (nil: as it is). It stops at the test's end, or at close.
-func open(t *testing.T, dir string, wrap func(store.Store) store.Store) *world {
+// (nil: as it is), with set applied to its config. It stops at the test's
+// end, or at close.
+func open(t *testing.T, dir string, wrap func(store.Store) store.Store, set ...func(*execution.Config)) *world {
 	t.Helper()
 	st, err := sqlite.Open(ctx, sqlite.Options{Dir: dir})
 	if err != nil {
@@ -121,8 +122,12 @@ func open(t *testing.T, dir string, wrap func(store.Store) store.Store) *world {
 		seen = wrap(st)
 	}
 	q := local.New(st, nil)
-	m := execution.New(execution.Config{Store: seen, Queue: q, Accounts: accounts{}, Owner: "test",
-		Runner: workflow.New(workflow.Config{Deps: op.Deps{Limits: op.DefaultLimits()}})})
+	cfg := execution.Config{Store: seen, Queue: q, Accounts: accounts{}, Owner: "test",
+		Runner: workflow.New(workflow.Config{Deps: op.Deps{Limits: op.DefaultLimits()}})}
+	for _, f := range set {
+		f(&cfg)
+	}
+	m := execution.New(cfg)
 	mem := storage.NewMemory(nil)
 	env := op.NewEnvironment(&op.Deps{Storage: &storage.Mux{Local: mem, Session: mem}, Limits: op.DefaultLimits()}, op.Builtins()...)
 	svc := caprun.New(caprun.Config{Store: seen, Registry: registry{"finance/Approve": approve, "finance/Admin": elevatedDoc},
