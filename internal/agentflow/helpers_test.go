@@ -120,8 +120,9 @@ func (accounts) Principal(_ context.Context, id string) (*account.Principal, err
 // node is one gateway process: a run service (execution.Manager) over the
 // world's store and queue, with an agentflow Runner as its kind of run.
 type node struct {
-	m *execution.Manager
-	r *agentflow.Runner
+	owner string
+	m     *execution.Manager
+	r     *agentflow.Runner
 }
 
 // node makes a process whose Manager is not started: it stores, queues and
@@ -136,7 +137,7 @@ func (w *world) node(t *testing.T, inv agentflow.Invoker, owner string, set ...f
 	m := execution.New(cfg)
 	r := &agentflow.Runner{Runs: m, Store: w.db, Invoker: inv, Agents: allAgents}
 	m.Register(r.Kind())
-	return &node{m: m, r: r}
+	return &node{owner: owner, m: m, r: r}
 }
 
 // start starts n's Manager (its recovery, then its workers) until the test
@@ -209,6 +210,9 @@ const threeSteps = `{"workflow_id": "wf-1", "name": "three", "version": "1.0.0",
   "report": {"id": "report", "agent_name": "echo", "next_step": null,
              "input_mapping": {"line": "${shout.output.text} has ${measure.output.n} letters", "n": "${measure.output.n}",
                                "first": "${measure.output.items[0]}", "fixed": true}}}}`
+
+// threeStepsOutput is the output of threeSteps on "river".
+const threeStepsOutput = `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`
 
 func jsonEq(t *testing.T, got json.RawMessage, want string) {
 	t.Helper()
@@ -295,13 +299,26 @@ func (d *dyingStore) waitCrashed(t *testing.T) {
 	}
 }
 
-// takeOver is what a new process does at its start: it frees the leases
-// of the dead ones.
-func (w *world) takeOver(t *testing.T, owner string) {
+// resumeIn kills the process first while it runs runID, which stays
+// running in the store, and starts next, which frees the dead process's
+// leases as a gateway does at its start and finishes the run; it returns
+// the run, which must have succeeded.
+func (w *world) resumeIn(t *testing.T, first, next *node, runID string) *agentflow.Run {
 	t.Helper()
-	if _, err := w.q.ReleaseOthers(ctx, owner); err != nil {
+	first.crash()
+	if e, err := w.db.GetExecution(ctx, "alice", runID); err != nil || e.Status != store.StatusRunning {
+		t.Fatalf("after the crash: %+v %v", e, err)
+	}
+	if _, err := w.q.ReleaseOthers(ctx, next.owner); err != nil {
 		t.Fatal(err)
 	}
+	next.start(t)
+	v := waitFinal(t, next.r, "alice", runID)
+	if v.Status != store.StatusSuccess {
+		t.Fatalf("run %+v", v)
+	}
+	jsonEq(t, v.Output, threeStepsOutput)
+	return v
 }
 
 // startThreeSteps starts alice's run of threeSteps on "river" with r.

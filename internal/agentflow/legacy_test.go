@@ -102,7 +102,7 @@ func TestOldCheckpointResumes(t *testing.T) {
 			if v.Status != store.StatusSuccess {
 				t.Fatalf("run %+v", v)
 			}
-			jsonEq(t, v.Output, `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`)
+			jsonEq(t, v.Output, threeStepsOutput)
 			jsonEq(t, v.Outputs["shout"], shout)
 			jsonEq(t, v.Outputs["measure"], measure)
 			for step, want := range c.invoked {

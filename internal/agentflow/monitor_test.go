@@ -196,12 +196,7 @@ func TestMonitorResumedRun(t *testing.T) {
 	first := w.node(t, inv, "n1").withMonitor(rec.monitor).start(t)
 	runID := startThreeSteps(t, first.r)
 	<-started
-	first.crash()
-	w.takeOver(t, "n2")
-	second := w.node(t, inv, "n2").withMonitor(rec.monitor).start(t)
-	if v := waitFinal(t, second.r, "alice", runID); v.Status != store.StatusSuccess {
-		t.Fatalf("run %+v", v)
-	}
+	w.resumeIn(t, first, w.node(t, inv, "n2").withMonitor(rec.monitor), runID)
 	rec.waitFor(t, runID, "report", agenthttp.StepCompleted)
 	// Whether the step the crash cut short reports FAILED is the dying
 	// process's affair: the order of what was done is the point.

@@ -24,7 +24,7 @@ func TestRunSucceeds(t *testing.T) {
 	if v.Status != store.StatusSuccess || v.WorkflowID != "wf-1" || v.Name != "three" || v.Version != "1.0.0" {
 		t.Fatalf("run %+v", v)
 	}
-	jsonEq(t, v.Output, `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`)
+	jsonEq(t, v.Output, threeStepsOutput)
 	jsonEq(t, v.Outputs["shout"], `{"text": "RIVER"}`)
 	jsonEq(t, v.Outputs["measure"], `{"n": 5, "items": ["RIVER"]}`)
 	for _, s := range v.Steps {
@@ -147,17 +147,7 @@ func TestRunRepeatsAnUnrecordedStepWithTheSameTaskID(t *testing.T) {
 	first := w.started(t, inv, "n1")
 	runID := startThreeSteps(t, first.r)
 	<-started
-	first.crash()
-	if e, err := w.db.GetExecution(ctx, "alice", runID); err != nil || e.Status != store.StatusRunning {
-		t.Fatalf("after the crash: %+v %v", e, err)
-	}
-	w.takeOver(t, "n2")
-	second := w.started(t, inv, "n2")
-	v := waitFinal(t, second.r, "alice", runID)
-	if v.Status != store.StatusSuccess {
-		t.Fatalf("run %+v", v)
-	}
-	jsonEq(t, v.Output, `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`)
+	w.resumeIn(t, first, w.node(t, inv, "n2"), runID)
 	for step, want := range map[string]int{"shout": 1, "measure": 2, "report": 1} {
 		if n := inv.count(agentflow.TaskID(runID, step)); n != want {
 			t.Fatalf("step %s invoked %d times, want %d", step, n, want)
@@ -181,17 +171,7 @@ func TestRunResumesAfterACrash(t *testing.T) {
 	first := w.started(t, inv, "n1", func(c *execution.Config) { c.Store = dead })
 	runID := startThreeSteps(t, first.r)
 	dead.waitCrashed(t)
-	first.crash()
-	if e, err := w.db.GetExecution(ctx, "alice", runID); err != nil || e.Status != store.StatusRunning {
-		t.Fatalf("after the crash: %+v %v", e, err)
-	}
-	w.takeOver(t, "n2")
-	second := w.started(t, inv, "n2")
-	v := waitFinal(t, second.r, "alice", runID)
-	if v.Status != store.StatusSuccess {
-		t.Fatalf("run %+v", v)
-	}
-	jsonEq(t, v.Output, `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`)
+	w.resumeIn(t, first, w.node(t, inv, "n2"), runID)
 	for _, step := range []string{"shout", "measure", "report"} {
 		if n := inv.count(agentflow.TaskID(runID, step)); n != 1 {
 			t.Fatalf("step %s invoked %d times, want 1", step, n)
