@@ -80,16 +80,17 @@ func TestRunWithHTTPAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := &agentflow.Runner{Store: w.db, Queue: w.q, Invoker: inv, Agents: agentflow.AgentsIn(reg)}
+	n := w.node(t, inv, "n1")
+	n.r.Agents = agentflow.AgentsIn(reg)
+	r := n.start(t).r
 	doc := `{"workflow_id": "w", "start_step": "up", "steps": {
 	  "up": {"id": "up", "agent_name": "upper", "next_step": "say", "input_mapping": {"text": "${workflow.input.text}"}},
 	  "say": {"id": "say", "agent_name": "echo", "next_step": null,
 	          "input_mapping": {"second": "${up.output.words[1]}", "all": "${up.output.text}!"}}}}`
-	runID, err := r.Start(ctx, "alice", decode(t, doc), json.RawMessage(`{"text": "slow river"}`))
+	runID, err := r.Start(ctx, "alice", decode(t, doc), json.RawMessage(`{"text": "slow river"}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	work(t, r, "w1")
 	v := waitFinal(t, r, "alice", runID)
 	if v.Status != store.StatusSuccess {
 		t.Fatalf("%+v", v)
@@ -102,7 +103,7 @@ func TestRunWithHTTPAgents(t *testing.T) {
 		}
 	}
 	// An agent not in the registry is refused at Start.
-	_, err = r.Start(ctx, "alice", decode(t, strings.Replace(doc, `"echo"`, `"nobody"`, 1)), nil)
+	_, err = r.Start(ctx, "alice", decode(t, strings.Replace(doc, `"echo"`, `"nobody"`, 1)), nil, "")
 	if fe, ok := fault.As(err); !ok || fe.Kind != fault.Invalid || !strings.Contains(fe.Message, `agent "nobody", which is not registered`) {
 		t.Fatalf("got %v", err)
 	}

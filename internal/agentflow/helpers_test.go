@@ -9,12 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/agentflow"
+	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/queue/local"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -93,6 +96,12 @@ func (f *fakeInvoker) count(taskID string) int {
 	return f.calls[taskID]
 }
 
+func (f *fakeInvoker) correlation(taskID string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.corr[taskID]
+}
+
 func (f *fakeInvoker) input(taskID string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -101,30 +110,67 @@ func (f *fakeInvoker) input(taskID string) string {
 
 func allAgents(context.Context, string) (bool, error) { return true, nil }
 
-func (w *world) runner(inv agentflow.Invoker, q queue.Queue) *agentflow.Runner {
-	if q == nil {
-		q = w.q
-	}
-	return &agentflow.Runner{Store: w.db, Queue: q, Invoker: inv, Agents: allAgents}
+// accounts are principals by id, with no limit that a test reaches.
+type accounts struct{}
+
+func (accounts) Principal(_ context.Context, id string) (*account.Principal, error) {
+	return &account.Principal{ID: id}, nil
 }
 
-// work runs a worker until the test ends (or stop is called).
-func work(t *testing.T, r *agentflow.Runner, owner string) (stop func()) {
+// node is one gateway process: a run service (execution.Manager) over the
+// world's store and queue, with an agentflow Runner as its kind of run.
+type node struct {
+	owner string
+	m     *execution.Manager
+	r     *agentflow.Runner
+}
+
+// node makes a process whose Manager is not started: it stores, queues and
+// cancels runs but runs none (set is applied to its config first).
+func (w *world) node(t *testing.T, inv agentflow.Invoker, owner string, set ...func(*execution.Config)) *node {
 	t.Helper()
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- r.Work(wctx, owner) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Work: %v", err)
-			}
-		})
+	cfg := execution.Config{Store: w.db, Queue: w.q, Runner: workflow.New(workflow.Config{Deps: op.Deps{Limits: op.DefaultLimits()}}),
+		Accounts: accounts{}, Workers: 2, Owner: owner}
+	for _, f := range set {
+		f(&cfg)
 	}
-	t.Cleanup(stop)
-	return stop
+	m := execution.New(cfg)
+	r := &agentflow.Runner{Runs: m, Store: w.db, Invoker: inv, Agents: allAgents}
+	m.Register(r.Kind())
+	return &node{owner: owner, m: m, r: r}
+}
+
+// start starts n's Manager (its recovery, then its workers) until the test
+// ends or n crashes.
+func (n *node) start(t *testing.T) *node {
+	t.Helper()
+	if err := n.m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.crash)
+	return n
+}
+
+// withMonitor sets n's Monitor (before n starts).
+func (n *node) withMonitor(f func(context.Context, agenthttp.MonitoringMessage)) *node {
+	n.r.Monitor = f
+	return n
+}
+
+// started is node then start.
+func (w *world) started(t *testing.T, inv agentflow.Invoker, owner string, set ...func(*execution.Config)) *node {
+	t.Helper()
+	return w.node(t, inv, owner, set...).start(t)
+}
+
+// crash stops n's process at once: its runs in flight stop where they are
+// and stay running in the store, to resume in the next process.
+func (n *node) crash() { n.m.Close(0) }
+
+// sharedPoll sets how often a Manager looks at the records of its runs (a
+// cancel made by another process).
+func sharedPoll(d time.Duration) func(*execution.Config) {
+	return func(c *execution.Config) { c.SharedPoll = d }
 }
 
 // waitFinal polls the run until it is final. Only a generous deadline, never
@@ -165,6 +211,9 @@ const threeSteps = `{"workflow_id": "wf-1", "name": "three", "version": "1.0.0",
              "input_mapping": {"line": "${shout.output.text} has ${measure.output.n} letters", "n": "${measure.output.n}",
                                "first": "${measure.output.items[0]}", "fixed": true}}}}`
 
+// threeStepsOutput is the output of threeSteps on "river".
+const threeStepsOutput = `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`
+
 func jsonEq(t *testing.T, got json.RawMessage, want string) {
 	t.Helper()
 	var g, w any
@@ -183,66 +232,99 @@ func jsonEq(t *testing.T, got json.RawMessage, want string) {
 
 var errCrash = errors.New("simulated crash")
 
-// crashQueue is a queue whose process "dies" at one call: that call and
-// every later one fail, and the worker's context is cancelled, as if the
-// process were killed there.
-type crashQueue struct {
-	queue.Queue
+// dyingStore is the store as a process sees it that dies at one call: that
+// call and every later one fail (what it had written stays written).
+type dyingStore struct {
+	store.Store
 	mu      sync.Mutex
-	when    func(op, id string) bool
-	cancel  context.CancelFunc
-	crashed bool
+	when    func(method string, u store.ExecutionUpdate) bool
+	crashed chan struct{}
 }
 
-func (c *crashQueue) hit(op, id string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.crashed && c.when(op, id) {
-		c.crashed = true
-		c.cancel()
+func dying(s store.Store, when func(method string, u store.ExecutionUpdate) bool) *dyingStore {
+	return &dyingStore{Store: s, when: when, crashed: make(chan struct{})}
+}
+
+// hit reports whether the process is dead at this call.
+func (d *dyingStore) hit(method string, u store.ExecutionUpdate) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	select {
+	case <-d.crashed:
+		return true
+	default:
 	}
-	return c.crashed
-}
-
-func (c *crashQueue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
-	if c.hit("enqueue", m.ID) {
-		return false, errCrash
+	if d.when(method, u) {
+		close(d.crashed)
+		return true
 	}
-	return c.Queue.Enqueue(ctx, m)
+	return false
 }
 
-func (c *crashQueue) Lease(ctx context.Context, topic, owner string, n int, d time.Duration) ([]queue.Item, error) {
-	if c.hit("lease", "") {
-		return nil, errCrash
-	}
-	return c.Queue.Lease(ctx, topic, owner, n, d)
-}
-
-func (c *crashQueue) Ack(ctx context.Context, it queue.Item) error {
-	if c.hit("ack", it.ID) {
+func (d *dyingStore) UpdateExecution(ctx context.Context, accountID, id string, u store.ExecutionUpdate) error {
+	if d.hit("update", u) {
 		return errCrash
 	}
-	return c.Queue.Ack(ctx, it)
+	return d.Store.UpdateExecution(ctx, accountID, id, u)
 }
 
-func (c *crashQueue) Nack(ctx context.Context, it queue.Item, d time.Duration) error {
-	if c.hit("nack", it.ID) {
+func (d *dyingStore) GetExecution(ctx context.Context, accountID, id string) (store.Execution, error) {
+	if d.hit("get", store.ExecutionUpdate{}) {
+		return store.Execution{}, errCrash
+	}
+	return d.Store.GetExecution(ctx, accountID, id)
+}
+
+func (d *dyingStore) SaveCheckpoint(ctx context.Context, id string, data json.RawMessage) error {
+	if d.hit("checkpoint", store.ExecutionUpdate{}) {
 		return errCrash
 	}
-	return c.Queue.Nack(ctx, it, d)
+	return d.Store.SaveCheckpoint(ctx, id, data)
 }
 
-func (c *crashQueue) Extend(ctx context.Context, it queue.Item, d time.Duration) (queue.Item, error) {
-	if c.hit("extend", it.ID) {
-		return it, errCrash
+func (d *dyingStore) AppendEvents(ctx context.Context, id string, frames ...json.RawMessage) (int64, error) {
+	if d.hit("events", store.ExecutionUpdate{}) {
+		return 0, errCrash
 	}
-	return c.Queue.Extend(ctx, it, d)
+	return d.Store.AppendEvents(ctx, id, frames...)
+}
+
+// waitCrashed waits for the process of d to die.
+func (d *dyingStore) waitCrashed(t *testing.T) {
+	t.Helper()
+	select {
+	case <-d.crashed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the crash point was never reached")
+	}
+}
+
+// resumeIn kills the process first while it runs runID, which stays
+// running in the store, and starts next, which frees the dead process's
+// leases as a gateway does at its start and finishes the run; it returns
+// the run, which must have succeeded.
+func (w *world) resumeIn(t *testing.T, first, next *node, runID string) *agentflow.Run {
+	t.Helper()
+	first.crash()
+	if e, err := w.db.GetExecution(ctx, "alice", runID); err != nil || e.Status != store.StatusRunning {
+		t.Fatalf("after the crash: %+v %v", e, err)
+	}
+	if _, err := w.q.ReleaseOthers(ctx, next.owner); err != nil {
+		t.Fatal(err)
+	}
+	next.start(t)
+	v := waitFinal(t, next.r, "alice", runID)
+	if v.Status != store.StatusSuccess {
+		t.Fatalf("run %+v", v)
+	}
+	jsonEq(t, v.Output, threeStepsOutput)
+	return v
 }
 
 // startThreeSteps starts alice's run of threeSteps on "river" with r.
 func startThreeSteps(t *testing.T, r *agentflow.Runner) string {
 	t.Helper()
-	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`))
+	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "river"}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}

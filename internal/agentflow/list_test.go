@@ -13,7 +13,7 @@ import (
 
 func TestList(t *testing.T) {
 	w := newWorld(t)
-	r := w.runner(newFake(), nil)
+	r := w.node(t, newFake(), "n1").r
 	var runs []string // oldest first
 	for i := 0; i < 3; i++ {
 		// Records of other kinds between the runs, more than a page of them:
@@ -29,13 +29,13 @@ func TestList(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		id, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "a"}`))
+		id, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "a"}`), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, id)
 	}
-	if _, err := r.Start(ctx, "bob", decode(t, threeSteps), nil); err != nil {
+	if _, err := r.Start(ctx, "bob", decode(t, threeSteps), nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Cancel(ctx, "alice", runs[0]); err != nil {

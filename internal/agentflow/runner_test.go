@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/agentflow"
+	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
@@ -17,14 +18,13 @@ import (
 func TestRunSucceeds(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
-	r := w.runner(inv, nil)
-	runID := startThreeSteps(t, r)
-	work(t, r, "w1")
-	v := waitFinal(t, r, "alice", runID)
+	n := w.started(t, inv, "n1")
+	runID := startThreeSteps(t, n.r)
+	v := waitFinal(t, n.r, "alice", runID)
 	if v.Status != store.StatusSuccess || v.WorkflowID != "wf-1" || v.Name != "three" || v.Version != "1.0.0" {
 		t.Fatalf("run %+v", v)
 	}
-	jsonEq(t, v.Output, `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`)
+	jsonEq(t, v.Output, threeStepsOutput)
 	jsonEq(t, v.Outputs["shout"], `{"text": "RIVER"}`)
 	jsonEq(t, v.Outputs["measure"], `{"n": 5, "items": ["RIVER"]}`)
 	for _, s := range v.Steps {
@@ -40,7 +40,7 @@ func TestRunSucceeds(t *testing.T) {
 		if n := inv.count(task); n != 1 {
 			t.Fatalf("%s invoked %d times", task, n)
 		}
-		if c := inv.corr[task]; c != runID {
+		if c := inv.correlation(task); c != runID {
 			t.Fatalf("correlation id %q, want the run id", c)
 		}
 	}
@@ -50,25 +50,24 @@ func TestRunSucceeds(t *testing.T) {
 	if v.StartedAt == nil || v.FinishedAt == nil {
 		t.Fatalf("times %+v", v)
 	}
-	// The run is an execution of the account, of its own kind, with the
-	// descriptor document.
+	// The run is an asynchronous execution of the account, of its own kind,
+	// with the descriptor document.
 	e, err := w.db.GetExecution(ctx, "alice", runID)
-	if err != nil || e.Kind != store.KindAgentWorkflow || store.KindOfDocument(e.Document) != store.KindAgentWorkflow {
-		t.Fatalf("%v %s %s", err, e.Kind, e.Document)
+	if err != nil || e.Kind != store.KindAgentWorkflow || store.KindOfDocument(e.Document) != store.KindAgentWorkflow || !e.Async {
+		t.Fatalf("%v %s %v %s", err, e.Kind, e.Async, e.Document)
 	}
 }
 
 func TestRunFailsAtAStep(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
-	r := w.runner(inv, nil)
+	n := w.started(t, inv, "n1")
 	doc := strings.Replace(threeSteps, `"agent_name": "count"`, `"agent_name": "broken"`, 1)
-	runID, err := r.Start(ctx, "alice", decode(t, doc), json.RawMessage(`{"text": "river"}`))
+	runID, err := n.r.Start(ctx, "alice", decode(t, doc), json.RawMessage(`{"text": "river"}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	work(t, r, "w1")
-	v := waitFinal(t, r, "alice", runID)
+	v := waitFinal(t, n.r, "alice", runID)
 	if v.Status != store.StatusFailed || string(v.Output) != "null" {
 		t.Fatalf("run %+v", v)
 	}
@@ -79,12 +78,18 @@ func TestRunFailsAtAStep(t *testing.T) {
 		}
 	}
 	if len(v.Errors) != 1 || !strings.Contains(v.Errors[0].Message, `step "measure" (agent "broken")`) ||
-		!strings.Contains(v.Errors[0].Message, "bad things") || v.Errors[0].Details["step"] != "measure" {
+		!strings.Contains(v.Errors[0].Message, "bad things") || v.Errors[0].Details["step"] != "measure" ||
+		v.Errors[0].Details["agent"] != "broken" {
 		t.Fatalf("errors %+v", v.Errors)
 	}
 	jsonEq(t, v.Outputs["shout"], `{"text": "RIVER"}`)
 	if n := inv.count(agentflow.TaskID(runID, "report")); n != 0 {
 		t.Fatalf("the step after the failure ran %d times", n)
+	}
+	// The agent's failure is final: the invoker retried as the agent says,
+	// the run service does not call it again.
+	if n := inv.count(agentflow.TaskID(runID, "measure")); n != 1 {
+		t.Fatalf("the failing step invoked %d times", n)
 	}
 }
 
@@ -93,14 +98,13 @@ func TestRunFailsAtAStep(t *testing.T) {
 func TestRunFailsOnAMissingValue(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
-	r := w.runner(inv, nil)
+	n := w.started(t, inv, "n1")
 	doc := strings.Replace(threeSteps, `${shout.output.text}"}`, `${shout.output.missing}"}`, 1)
-	runID, err := r.Start(ctx, "alice", decode(t, doc), json.RawMessage(`{"text": "river"}`))
+	runID, err := n.r.Start(ctx, "alice", decode(t, doc), json.RawMessage(`{"text": "river"}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	work(t, r, "w1")
-	v := waitFinal(t, r, "alice", runID)
+	v := waitFinal(t, n.r, "alice", runID)
 	if v.Status != store.StatusFailed || len(v.Errors) != 1 {
 		t.Fatalf("run %+v", v)
 	}
@@ -108,98 +112,76 @@ func TestRunFailsOnAMissingValue(t *testing.T) {
 	if !strings.Contains(msg, "steps.measure.input_mapping.text") || !strings.Contains(msg, "${shout.output.missing} is not there") {
 		t.Fatalf("message %q", msg)
 	}
+	if v.Steps[1].Status != agentflow.StepFailed {
+		t.Fatalf("steps %+v", v.Steps)
+	}
 	if n := inv.count(agentflow.TaskID(runID, "measure")); n != 0 {
 		t.Fatalf("agent called %d times", n)
 	}
 }
 
-// A worker killed between steps: the next worker resumes after the last
-// completed step and never calls an agent again for a recorded step.
-func TestRunResumesAfterACrash(t *testing.T) {
-	cases := []struct {
-		name string
-		when func(op, id string) bool
-		// the crash happens while the step "shout" is handled; its calls:
-		shoutCalls int
-	}{
-		{name: "before the next step is enqueued", shoutCalls: 1,
-			when: func(op, id string) bool { return op == "enqueue" && strings.HasSuffix(id, "/measure") }},
-		{name: "before the ack", shoutCalls: 1,
-			when: func(op, id string) bool { return op == "ack" && strings.HasSuffix(id, "/shout") }},
-		{name: "after the last step, before its ack", shoutCalls: 1,
-			when: func(op, id string) bool { return op == "ack" && strings.HasSuffix(id, "/report") }},
+// holdUntilCrash makes the fake agent of step block, the first time it is
+// called, until its context ends (the process dies): started is closed when
+// it is called.
+func holdUntilCrash(inv *fakeInvoker, step string) (started chan struct{}) {
+	started = make(chan struct{})
+	inv.before = func(ctx context.Context, taskID string) error {
+		if !strings.HasSuffix(taskID, "/"+step) || inv.count(taskID) != 1 {
+			return nil
+		}
+		close(started)
+		<-ctx.Done()
+		return context.Cause(ctx)
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			w := newWorld(t)
-			inv := newFake()
-			runID := startThreeSteps(t, w.runner(inv, nil))
-			// First process: dies at the crash point.
-			wctx, cancel := context.WithCancel(ctx)
-			cq := &crashQueue{Queue: w.q, when: c.when, cancel: cancel}
-			r1 := w.runner(inv, cq)
-			if err := r1.Work(wctx, "w1"); err != nil {
-				t.Fatal(err)
-			}
-			if !cq.crashed {
-				t.Fatal("the crash point was never reached")
-			}
-			// Second process: takes over the dead one's leases at start-up.
-			if _, err := w.q.ReleaseOthers(ctx, "w2"); err != nil {
-				t.Fatal(err)
-			}
-			r2 := w.runner(inv, nil)
-			work(t, r2, "w2")
-			v := waitFinal(t, r2, "alice", runID)
-			if v.Status != store.StatusSuccess {
-				t.Fatalf("run %+v", v)
-			}
-			jsonEq(t, v.Output, `{"line": "RIVER has 5 letters", "n": 5, "first": "RIVER", "fixed": true}`)
-			for step, want := range map[string]int{"shout": c.shoutCalls, "measure": 1, "report": 1} {
-				if n := inv.count(agentflow.TaskID(runID, step)); n != want {
-					t.Fatalf("step %s invoked %d times, want %d", step, n, want)
-				}
-			}
-		})
-	}
+	return started
 }
 
-// A worker killed while the agent works (before the output is recorded):
-// the step runs again with the same task_id, the agent's idempotency key.
+// A process killed while an agent works (before its output is recorded):
+// the next process resumes the run after its last recorded step, never calls
+// an agent again for a recorded step, and repeats the unrecorded one with
+// the same task_id, the agent's idempotency key.
 func TestRunRepeatsAnUnrecordedStepWithTheSameTaskID(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
-	runID := startThreeSteps(t, w.runner(inv, nil))
-	wctx, cancel := context.WithCancel(ctx)
-	inv.before = func(_ context.Context, taskID string) error {
-		if strings.HasSuffix(taskID, "/measure") && inv.count(taskID) == 1 {
-			cancel() // the process dies while the agent works
-			return context.Canceled
+	started := holdUntilCrash(inv, "measure")
+	first := w.started(t, inv, "n1")
+	runID := startThreeSteps(t, first.r)
+	<-started
+	w.resumeIn(t, first, w.node(t, inv, "n2"), runID)
+	for step, want := range map[string]int{"shout": 1, "measure": 2, "report": 1} {
+		if n := inv.count(agentflow.TaskID(runID, step)); n != want {
+			t.Fatalf("step %s invoked %d times, want %d", step, n, want)
 		}
-		return nil
 	}
-	if err := w.runner(inv, w.q).Work(wctx, "w1"); err != nil {
-		t.Fatal(err)
+	// The repeated call had the same input: it is the same task.
+	if in := inv.input(agentflow.TaskID(runID, "measure")); in != `{"text":"RIVER"}` {
+		t.Fatalf("measure's input %s", in)
 	}
-	if _, err := w.q.ReleaseOthers(ctx, "w2"); err != nil {
-		t.Fatal(err)
-	}
-	r2 := w.runner(inv, nil)
-	work(t, r2, "w2")
-	if v := waitFinal(t, r2, "alice", runID); v.Status != store.StatusSuccess {
-		t.Fatalf("run %+v", v)
-	}
-	if n := inv.count(agentflow.TaskID(runID, "shout")); n != 1 {
-		t.Fatalf("shout invoked %d times", n)
-	}
-	if n := inv.count(agentflow.TaskID(runID, "measure")); n != 2 {
-		t.Fatalf("measure invoked %d times, want 2 (same task id)", n)
+}
+
+// A process killed after the last step was recorded, before the run's
+// outcome was stored: the next process finishes the run from its checkpoint
+// and calls no agent again.
+func TestRunResumesAfterACrash(t *testing.T) {
+	w := newWorld(t)
+	inv := newFake()
+	dead := dying(w.db, func(method string, u store.ExecutionUpdate) bool {
+		return method == "update" && u.Status.Final()
+	})
+	first := w.started(t, inv, "n1", func(c *execution.Config) { c.Store = dead })
+	runID := startThreeSteps(t, first.r)
+	dead.waitCrashed(t)
+	w.resumeIn(t, first, w.node(t, inv, "n2"), runID)
+	for _, step := range []string{"shout", "measure", "report"} {
+		if n := inv.count(agentflow.TaskID(runID, step)); n != 1 {
+			t.Fatalf("step %s invoked %d times, want 1", step, n)
+		}
 	}
 }
 
 func TestStartRefuses(t *testing.T) {
 	w := newWorld(t)
-	r := w.runner(newFake(), nil)
+	r := w.node(t, newFake(), "n1").r
 	known := map[string]bool{"upper": true, "count": true, "echo": true}
 	r.Agents = func(_ context.Context, name string) (bool, error) { return known[name], nil }
 	cycle := &agenthttp.Workflow{WorkflowID: "w", StartStep: "a", Steps: map[string]*agenthttp.WorkflowStep{
@@ -219,7 +201,7 @@ func TestStartRefuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := r.Start(ctx, "alice", c.wf, json.RawMessage(c.input))
+			_, err := r.Start(ctx, "alice", c.wf, json.RawMessage(c.input), "")
 			fe, ok := fault.As(err)
 			if !ok || fe.Kind != fault.Invalid || fe.Details["field"] != c.field || !strings.Contains(fe.Message, c.msg) {
 				t.Fatalf("got %#v", err)
@@ -228,7 +210,7 @@ func TestStartRefuses(t *testing.T) {
 	}
 	outage := fault.New(fault.Unavailable, "registry down")
 	r.Agents = func(context.Context, string) (bool, error) { return false, outage }
-	if _, err := r.Start(ctx, "alice", decode(t, threeSteps), nil); !errors.Is(err, outage) {
+	if _, err := r.Start(ctx, "alice", decode(t, threeSteps), nil, ""); !errors.Is(err, outage) {
 		t.Fatalf("an outage is not a bad workflow: %v", err)
 	}
 	execs, _, err := w.db.ListExecutions(ctx, "alice", store.ExecutionQuery{})
@@ -239,8 +221,8 @@ func TestStartRefuses(t *testing.T) {
 
 func TestGetIsScopedToTheAccount(t *testing.T) {
 	w := newWorld(t)
-	r := w.runner(newFake(), nil)
-	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), nil)
+	r := w.node(t, newFake(), "n1").r
+	runID, err := r.Start(ctx, "alice", decode(t, threeSteps), nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,58 +243,54 @@ func TestGetIsScopedToTheAccount(t *testing.T) {
 	}
 }
 
-// Recover puts back the next step of a run whose queue item was lost.
+// A run whose queue item was lost (the queue claimed it was stored) is put
+// back by the run service's start, once however many processes start.
 func TestRecover(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
-	// The first step's item is "lost": the enqueue claims success.
-	lost := &dropQueue{crashQueue{Queue: w.q}}
-	runID, err := w.runner(inv, lost).Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "abc"}`))
+	lost := w.node(t, inv, "n0", func(c *execution.Config) { c.Queue = &dropQueue{c.Queue} })
+	runID, err := lost.r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "abc"}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := w.runner(inv, nil)
-	n, err := r.Recover(ctx)
-	if err != nil || n != 1 {
-		t.Fatalf("recovered %d: %v", n, err)
+	if v, err := lost.r.Get(ctx, "alice", runID); err != nil || v.Status != store.StatusQueued {
+		t.Fatalf("%+v %v", v, err)
 	}
-	if n, err := r.Recover(ctx); err != nil || n != 1 {
-		t.Fatalf("twice: %d %v", n, err) // the item still queued is not doubled
-	}
-	work(t, r, "w1")
-	if v := waitFinal(t, r, "alice", runID); v.Status != store.StatusSuccess {
+	// Two processes start: both recover the run, which runs once.
+	a, b := w.node(t, inv, "n1"), w.node(t, inv, "n2")
+	a.start(t)
+	b.start(t)
+	if v := waitFinal(t, a.r, "alice", runID); v.Status != store.StatusSuccess {
 		t.Fatalf("%+v", v)
 	}
-	if n := inv.count(agentflow.TaskID(runID, "shout")); n != 1 {
-		t.Fatalf("shout invoked %d times", n)
-	}
-	if n, err := r.Recover(ctx); err != nil || n != 0 {
-		t.Fatalf("after the end: %d %v", n, err)
+	for _, step := range []string{"shout", "measure", "report"} {
+		if n := inv.count(agentflow.TaskID(runID, step)); n != 1 {
+			t.Fatalf("%s invoked %d times", step, n)
+		}
 	}
 }
 
-type dropQueue struct{ crashQueue }
+// dropQueue loses every item it is given and says it kept it.
+type dropQueue struct{ queue.Queue }
 
-func (d *dropQueue) Enqueue(context.Context, queue.Message) (bool, error) { return true, nil }
+func (dropQueue) Enqueue(context.Context, queue.Message) (bool, error) { return true, nil }
 
-// Several workers share the runs; every step runs exactly once.
+// Several processes share the runs of one store and queue (gateways on one
+// database); every step runs exactly once, whichever process started it.
 func TestManyWorkers(t *testing.T) {
 	w := newWorld(t)
 	inv := newFake()
-	r := w.runner(inv, nil)
+	nodes := []*node{w.started(t, inv, "n1"), w.started(t, inv, "n2")}
 	var runs []string
 	for i := 0; i < 6; i++ {
-		id, err := r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "abc"}`))
+		id, err := nodes[i%2].r.Start(ctx, "alice", decode(t, threeSteps), json.RawMessage(`{"text": "abc"}`), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, id)
 	}
-	for _, owner := range []string{"w1", "w2", "w3"} {
-		work(t, r, owner)
-	}
-	for _, id := range runs {
-		if v := waitFinal(t, r, "alice", id); v.Status != store.StatusSuccess {
+	for i, id := range runs {
+		if v := waitFinal(t, nodes[(i+1)%2].r, "alice", id); v.Status != store.StatusSuccess {
 			t.Fatalf("%+v", v)
 		}
 		for _, step := range []string{"shout", "measure", "report"} {

@@ -4,20 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/capability"
 	"github.com/sluicehq/sluice/internal/caprun"
-	"github.com/sluicehq/sluice/internal/checkpoint"
 	"github.com/sluicehq/sluice/internal/engine"
+	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/queue/local"
 	"github.com/sluicehq/sluice/internal/storage"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 	"github.com/sluicehq/sluice/internal/tools"
+	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/a2s"
 )
 
@@ -89,24 +92,72 @@ tasks:
 
 var elevatedDoc = strings.Replace(strings.Replace(approve, "level: basic", "level: elevated", 1), "id: Approve", "id: Admin", 1)
 
+// world is one process: a store on a data directory, its local queue, the
+// run service (execution.Manager, started) and a capability Service
+// registered as its kind.
 type world struct {
-	st  *sqlite.DB
-	svc *caprun.Service
-	mem *storage.Memory
+	st    *sqlite.DB
+	q     *local.Queue
+	m     *execution.Manager
+	svc   *caprun.Service
+	mem   *storage.Memory
+	close func()
 }
 
-func open(t *testing.T, dir string) *world {
+// open starts a process on dir; its Manager sees the store through wrap
+// (nil: as it is), with set applied to its config. It stops at the test's
+// end, or at close.
+func open(t *testing.T, dir string, wrap func(store.Store) store.Store, set ...func(*execution.Config)) *world {
 	t.Helper()
 	st, err := sqlite.Open(ctx, sqlite.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, id := range []string{"alice", "bob"} {
+		// Created once per store; a restarted process finds them.
+		_, _ = st.CreateAccount(ctx, store.Account{ID: id, Name: id})
+	}
+	var seen store.Store = st
+	if wrap != nil {
+		seen = wrap(st)
+	}
+	q := local.New(st, nil)
+	cfg := execution.Config{Store: seen, Queue: q, Accounts: accounts{}, Owner: "test",
+		Runner: workflow.New(workflow.Config{Deps: op.Deps{Limits: op.DefaultLimits()}})}
+	for _, f := range set {
+		f(&cfg)
+	}
+	m := execution.New(cfg)
 	mem := storage.NewMemory(nil)
 	env := op.NewEnvironment(&op.Deps{Storage: &storage.Mux{Local: mem, Session: mem}, Limits: op.DefaultLimits()}, op.Builtins()...)
-	svc := caprun.New(caprun.Config{Store: st, Registry: registry{"finance/Approve": approve, "finance/Admin": elevatedDoc},
-		Env:     func(*account.Principal) *op.Environment { return env },
-		Durable: engine.New(engine.Options{Checkpointer: checkpoint.Stored{Store: st}}), Nested: engine.New(engine.Options{})})
-	return &world{st: st, svc: svc, mem: mem}
+	svc := caprun.New(caprun.Config{Store: seen, Registry: registry{"finance/Approve": approve, "finance/Admin": elevatedDoc},
+		Env: func(*account.Principal) *op.Environment { return env }, Runs: m, Nested: engine.New(engine.Options{})})
+	m.Register(svc.Kind())
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	w := &world{st: st, q: q, m: m, svc: svc, mem: mem}
+	w.close = func() {
+		once.Do(func() {
+			m.Close(0)
+			q.Close()
+			st.Close()
+		})
+	}
+	t.Cleanup(w.close)
+	return w
+}
+
+// accounts are the principals runs resume as: alice as alice(), anyone else
+// with no grant.
+type accounts struct{}
+
+func (accounts) Principal(_ context.Context, id string) (*account.Principal, error) {
+	if id == "alice" {
+		return alice(), nil
+	}
+	return &account.Principal{ID: id}, nil
 }
 
 func alice() *account.Principal {
@@ -116,10 +167,7 @@ func alice() *account.Principal {
 
 func TestDecisionSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	w := open(t, dir)
-	if _, err := w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"}); err != nil {
-		t.Fatal(err)
-	}
+	w := open(t, dir, nil)
 	r, err := w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Approve", Inputs: map[string]any{"amount": 40.0}})
 	if err != nil || r.Status != engine.StatusWaiting || r.Pending == nil || r.Pending.Prompt != "Approve a refund of 40 EUR?" {
 		t.Fatalf("run: %+v %v", r, err)
@@ -129,11 +177,10 @@ func TestDecisionSurvivesRestart(t *testing.T) {
 	if _, err := w.svc.Decide(ctx, alice(), runID, json.RawMessage(`{"verdict":"maybe"}`)); err == nil || fault.From(err).Kind != fault.Invalid {
 		t.Fatalf("wrong answer: %v", err)
 	}
-	w.st.Close()
+	w.close()
 
-	// A new process on the same data directory.
-	w = open(t, dir)
-	defer w.st.Close()
+	// A new process on the same data directory: a new run service, started.
+	w = open(t, dir, nil)
 	v, err := w.svc.Get(ctx, alice(), runID)
 	if err != nil || v.Status != store.StatusWaiting || v.Namespace != "finance" || v.ID != "Approve" {
 		t.Fatalf("after restart: %+v %v", v, err)
@@ -158,9 +205,7 @@ func TestDecisionSurvivesRestart(t *testing.T) {
 }
 
 func TestRunPolicy(t *testing.T) {
-	w := open(t, t.TempDir())
-	defer w.st.Close()
-	_, _ = w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"})
+	w := open(t, t.TempDir(), nil)
 	// The account's level is too low.
 	_, err := w.svc.Run(ctx, alice(), caprun.Request{Ref: "finance/Admin", Inputs: map[string]any{"amount": 1.0}})
 	if fe := fault.From(err); err == nil || fe.Kind != fault.PermissionDenied || !strings.Contains(fe.Message, "elevated") {
@@ -201,9 +246,7 @@ func TestRunPolicy(t *testing.T) {
 // Capabilities as session tools: only those the account may run are listed;
 // a run that waits is answered with capability.decide.
 func TestSessionTools(t *testing.T) {
-	w := open(t, t.TempDir())
-	defer w.st.Close()
-	_, _ = w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"})
+	w := open(t, t.TempDir(), nil)
 	box := tools.New(w.svc.Tools())
 	list, err := box.List(ctx, alice(), tools.ListOptions{})
 	if err != nil {
@@ -241,11 +284,7 @@ func TestSessionTools(t *testing.T) {
 // A record is a run by its kind, not by its document: an A2E execution whose
 // document reads like a run descriptor is no run to get, answer or cancel.
 func TestOnlyCapabilityRecordsAreRuns(t *testing.T) {
-	w := open(t, t.TempDir())
-	defer w.st.Close()
-	if _, err := w.st.CreateAccount(ctx, store.Account{ID: "alice", Name: "alice"}); err != nil {
-		t.Fatal(err)
-	}
+	w := open(t, t.TempDir(), nil)
 	doc := store.CapabilityRunPrefix + `{"namespace":"finance","id":"Approve","version":"1.0.0"}}`
 	if _, _, err := w.st.CreateExecution(ctx, store.Execution{ID: "a2e-lookalike", AccountID: "alice", Kind: store.KindA2E,
 		Digest: "d", Document: []byte(doc), Status: store.StatusWaiting}); err != nil {
