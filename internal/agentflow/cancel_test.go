@@ -237,7 +237,6 @@ func TestCancelRefuses(t *testing.T) {
 // its worker looked at the record again: the answer is discarded and no
 // later step starts, as for a cancel the worker noticed.
 func TestCancelDiscardsAnAnswerBeforeTheWorkerLooks(t *testing.T) {
-	t.Skip("fails: a step's answer is recorded and the next step starts until the worker's next SharedPoll look (see the h-tests report)")
 	w := newWorld(t)
 	inv := newFake()
 	rec := newRecorder()

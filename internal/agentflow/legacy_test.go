@@ -143,7 +143,6 @@ func TestDrain(t *testing.T) {
 // of the run service (Config.AsyncBudget), not the engine's default for a
 // run that names none: its old record stored no budget.
 func TestOldCheckpointResumesWithTheAsyncBudget(t *testing.T) {
-	t.Skip("fails: the old record's BudgetMs is 0, so the resumed run gets the engine's 30 s (see the h-tests report)")
 	w := newWorld(t)
 	runID := oldRun(t, w, map[string]string{"shout": `{"text":"RIVER"}`})
 	n := w.started(t, newFake(), "n1", func(c *execution.Config) { c.AsyncBudget = 2 * time.Hour })

@@ -186,7 +186,6 @@ func (l *enqueueLog) has(id string) bool {
 // for an A2E execution (abandonSync). The starting gateway leaves it alone
 // while its budget lasts; it does not run it a second time at once.
 func TestSharedStartLeavesARunningSyncRunAlone(t *testing.T) {
-	t.Skip("fails: recovery queues every running synchronous run of a kind with SyncResumes at once, SharedPoll or not (see the h-tests report)")
 	dir := t.TempDir()
 	w := open(t, dir, nil)
 	// The record as gateway A holds it while it runs the capability.
