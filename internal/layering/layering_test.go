@@ -217,6 +217,32 @@ func TestInternalLayering(t *testing.T) {
 	}
 }
 
+// directRules forbid packages to import others themselves; what they reach
+// through the packages they may import is those packages' business.
+var directRules = []rule{
+	{"internal/caprun", []string{"internal/checkpoint", "internal/queue"},
+		"a kind of run keeps no checkpoints and leases nothing: the run service (internal/execution) does, for every kind"},
+	{"internal/agentflow", []string{"internal/checkpoint"},
+		"a kind of run keeps no checkpoints: the run service (internal/execution) does, for every kind (agentflow reads " +
+			"the queue only to empty the topic of the steps of runs from before the run service)"},
+}
+
+func TestKindsOfRunLeaveDurabilityToTheRunService(t *testing.T) {
+	for _, p := range scan(t) {
+		for _, r := range directRules {
+			if p.dir != r.from && !strings.HasPrefix(p.dir, r.from+"/") {
+				continue
+			}
+			for imp, file := range p.imports {
+				target, ours := strings.CutPrefix(imp, module+"/")
+				if ours && slices.ContainsFunc(r.forbidden, func(f string) bool { return target == f || strings.HasPrefix(target, f+"/") }) {
+					t.Errorf("%s imports %s: %s", file, imp, r.why)
+				}
+			}
+		}
+	}
+}
+
 func TestNoGrabBagPackages(t *testing.T) {
 	banned := []string{"util", "utils", "common", "models", "types", "helpers", "misc"}
 	for _, p := range scan(t) {
