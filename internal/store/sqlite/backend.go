@@ -41,6 +41,7 @@ func (backend) ReadErr(what string, err error) error  { return readErr(what, err
 func (backend) WriteErr(what string, err error) error { return writeErr(what, err) }
 func (backend) Storable(...string) bool               { return true } // SQLite stores any bytes as text
 func (backend) RowLock() string                       { return "" }   // the one writer serialises writes
+func (backend) KeyShareLock() string                  { return "" }   // the same
 func (backend) SerialLock(string) string              { return "" }   // the same
 func (backend) Greatest() string                      { return "MAX" }
 
@@ -134,3 +135,9 @@ func (backend) Unnest([]string, [][]any) (string, []any, bool) { return "", nil,
 
 // Inserted: none; the one writer makes update-then-insert exact.
 func (backend) Inserted() string { return "" }
+
+// ReserveEvents reads the highest seq: the one writer makes it the last.
+func (backend) ReserveEvents(id string, n, max int64) (string, []any) {
+	return `SELECT m + ? FROM (SELECT COALESCE(MAX(seq), 0) AS m FROM events WHERE execution_id = ?)
+		WHERE m + ? <= ? AND EXISTS (SELECT 1 FROM executions WHERE id = ?)`, []any{n, id, n, max, id}
+}

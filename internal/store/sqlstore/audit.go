@@ -42,13 +42,8 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	if !s.b.Storable(q.AccountID, q.Method) {
 		return nil, "", nil
 	}
-	var (
-		where []string
-		args  []any
-	)
-	add := func(cond string, v any) {
-		where, args = append(where, cond), append(args, v)
-	}
+	var f filter
+	add := f.add
 	if before > 0 {
 		add("id < ?", before)
 	}
@@ -67,12 +62,8 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	if !q.Until.IsZero() {
 		add("time < ?", s.b.Time(q.Until))
 	}
-	query := `SELECT id, ` + strings.Join(auditCols, ", ") + ` FROM audit`
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	query += ` ORDER BY id DESC LIMIT ?`
-	args = append(args, limit+1)
+	query := `SELECT id, ` + strings.Join(auditCols, ", ") + ` FROM audit` + f.where() + ` ORDER BY id DESC LIMIT ?`
+	args := append(f.args, limit+1)
 
 	out, err := collect(ctx, s, "audit records", nil, func(row Row) (r store.AuditRecord, err error) {
 		var details *string
