@@ -146,4 +146,3 @@ func (db *DB) PruneValues(ctx context.Context, now time.Time) (int64, error) {
 	}
 	return n, nil
 }
-

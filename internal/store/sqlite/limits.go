@@ -69,16 +69,13 @@ func (db *DB) TakeRate(ctx context.Context, t store.RateTake) (store.RateTaken, 
 	return out, nil
 }
 
-// TakeSlot implements store.SharedLimits.
-func (db *DB) TakeSlot(ctx context.Context, s store.SlotTake) (int, bool, error) {
-	if err := store.CheckSlotTake(s); err != nil {
+// TakeSlot implements store.SharedLimits. The one writer makes the count
+// and the insert one step.
+func (db *DB) TakeSlot(ctx context.Context, s store.SlotTake) (held int, taken bool, err error) {
+	if err = store.CheckSlotTake(s); err != nil {
 		return 0, false, err
 	}
-	var (
-		held  int
-		taken bool
-	)
-	err := db.Write(ctx, func(tx *Tx) error {
+	err = db.Write(ctx, func(tx *Tx) error {
 		held, taken = 0, false
 		if _, err := tx.Exec(`DELETE FROM rate_slots WHERE account_id = ? AND expires_at <= ?`, s.AccountID, micros(s.At)); err != nil {
 			return err
@@ -161,4 +158,3 @@ func (db *DB) PruneValues(ctx context.Context, now time.Time) (int64, error) {
 	}
 	return n, nil
 }
-
