@@ -41,7 +41,7 @@ func (db *DB) TakeRate(ctx context.Context, t store.RateTake) (store.RateTaken, 
 	}
 	var before time.Time
 	if tat != nil {
-		before = utc(*tat)
+		before = tat.UTC()
 	}
 	if len(counts) != n {
 		counts = make([]int64, n) // an empty array comes back as such

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -17,7 +18,6 @@ func (dialect) IsNoRows(err error) bool               { return isNoRows(err) }
 func (dialect) ReadErr(what string, err error) error  { return readErr(what, err) }
 func (dialect) WriteErr(what string, err error) error { return writeErr(what, err) }
 
-// Time binds a time as INTEGER microseconds since the epoch.
 func (dialect) Time(t time.Time) any {
 	return micros(t)
 }
@@ -76,4 +76,18 @@ func (dialect) Inserted() string { return "" }
 func (dialect) ReserveEvents(id string, n, max int64) (string, []any) {
 	return `SELECT m + ? FROM (SELECT COALESCE(MAX(seq), 0) AS m FROM events WHERE execution_id = ?)
 		WHERE m + ? <= ? AND EXISTS (SELECT 1 FROM executions WHERE id = ?)`, []any{n, id, n, max, id}
+}
+
+// Times are stored as INTEGER microseconds since the Unix epoch, UTC: exact,
+// ordered, and the same precision as the E2A timestamps.
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMicro(), Valid: true}
 }

@@ -21,7 +21,7 @@ func (s *Store) AppendAudit(ctx context.Context, recs []store.AuditRecord) error
 	}
 	rows := make([][]any, len(recs))
 	for i, r := range recs {
-		rows[i] = []any{s.b.Time(r.Time), r.RequestID, r.AccountID, r.Method, r.Operation, r.Decision, r.LatencyMs, r.Status, r.ErrorCode, JSONText(r.Details)}
+		rows[i] = []any{s.b.Time(r.Time), r.RequestID, r.AccountID, r.Method, r.Operation, r.Decision, r.LatencyMs, r.Status, r.ErrorCode, jsonText(r.Details)}
 	}
 	err := s.b.Write(ctx, func(tx Querier) error { return appendRows(ctx, tx, "audit", auditCols, rows) })
 	return s.b.WriteErr("the audit records", err)
@@ -35,7 +35,7 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := ParseSeqCursor(q.Cursor)
+	before, err := parseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -69,7 +69,7 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 		var details *string
 		err = row.Scan(&r.ID, s.b.ScanTime(&r.Time), &r.RequestID, &r.AccountID, &r.Method, &r.Operation, &r.Decision,
 			&r.LatencyMs, &r.Status, &r.ErrorCode, &details)
-		r.Details = RawJSON(details)
+		r.Details = rawJSON(details)
 		return r, err
 	}, query, args...)
 	if err != nil {
@@ -78,7 +78,7 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	next := ""
 	if len(out) > limit {
 		out = out[:limit]
-		next = SeqCursor(out[limit-1].ID)
+		next = seqCursor(out[limit-1].ID)
 	}
 	return out, next, nil
 }

@@ -78,7 +78,7 @@
 // LOCKED, an advisory lock), give the difference a name in the Dialect
 // rather than branching on the backend. A backend's own helper goes when
 // its last user has moved; the ones exported here for the tables still in
-// the backends (JSONText, RawJSON, SeqCursor, ParseSeqCursor) become
+// the backends (jsonText, rawJSON, seqCursor, parseSeqCursor) become
 // unexported when theirs have.
 //
 // Moved: accounts, API keys, credentials, agents, MCP servers, knowledge

@@ -37,7 +37,7 @@ func (r *execRow) execution() store.Execution {
 	if r.clientID != nil {
 		e.ClientID = *r.clientID
 	}
-	e.Input, e.Result, e.Errors = RawJSON(r.input), RawJSON(r.result), RawJSON(r.errors)
+	e.Input, e.Result, e.Errors = rawJSON(r.input), rawJSON(r.result), rawJSON(r.errors)
 	return e
 }
 
@@ -77,8 +77,8 @@ func (s *Store) CreateExecution(ctx context.Context, e store.Execution) (store.E
 			session_id, budget_ms, result, errors, created_at, started_at, finished_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (account_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
-			e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, JSONText(e.Input), string(e.Status), e.Async,
-			e.SessionID, e.BudgetMs, JSONText(e.Result), JSONText(e.Errors), s.b.Time(e.CreatedAt), s.b.NullTime(e.StartedAt), s.b.NullTime(e.FinishedAt))
+			e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
+			e.SessionID, e.BudgetMs, jsonText(e.Result), jsonText(e.Errors), s.b.Time(e.CreatedAt), s.b.NullTime(e.StartedAt), s.b.NullTime(e.FinishedAt))
 		switch {
 		case err == nil && n == 1:
 			return nil
@@ -151,7 +151,7 @@ func (s *Store) ListExecutions(ctx context.Context, accountID string, q store.Ex
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := ParseSeqCursor(q.Cursor)
+	before, err := parseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -182,7 +182,7 @@ func (s *Store) ListUnfinished(ctx context.Context, kind string, p store.Page) (
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := ParseSeqCursor(p.Cursor)
+	after, err := parseSeqCursor(p.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -199,7 +199,7 @@ func (s *Store) listExecutions(ctx context.Context, query string, full bool, lim
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next := nextPage(rows, limit, func(r execRow) string { return SeqCursor(r.seq) })
+	rows, next := nextPage(rows, limit, func(r execRow) string { return seqCursor(r.seq) })
 	var out []store.Execution
 	for i := range rows {
 		out = append(out, rows[i].execution())
@@ -229,7 +229,7 @@ func (s *Store) UpdateExecution(ctx context.Context, accountID, id string, u sto
 			result = COALESCE(?, result), errors = COALESCE(?, errors),
 			started_at = COALESCE(started_at, ?), finished_at = ?
 			WHERE id = ? AND account_id = ? AND status NOT IN (`+finalStatuses+`)`,
-			string(u.Status), JSONText(u.Result), JSONText(u.Errors), s.b.NullTime(started), s.b.NullTime(finished), id, accountID)
+			string(u.Status), jsonText(u.Result), jsonText(u.Errors), s.b.NullTime(started), s.b.NullTime(finished), id, accountID)
 		if err != nil || n == 1 {
 			return err
 		}
