@@ -75,11 +75,7 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	if err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		next = seqCursor(out[limit-1].ID)
-	}
+	out, next := nextPage(out, limit, func(r store.AuditRecord) string { return seqCursor(r.ID) })
 	return out, next, nil
 }
 
