@@ -11,9 +11,9 @@ import (
 
 // Rows written before migration 0008 get the kind their document says:
 // the schema is taken back to version 7 (the columns of 0008 and 0010
-// dropped with the indexes on them, 0015's other index dropped, 0001's unfinished index made again, the
-// version rows from 0008 on deleted), and opening it again applies them to
-// the rows there.
+// dropped with the indexes on them, 0015's index dropped, 0001's unfinished
+// index made again, the version rows from 0008 on deleted), and opening it
+// again applies them to the rows there.
 func TestKindMigrationBackfills(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	open := func() *postgres.DB {
@@ -30,11 +30,11 @@ func TestKindMigrationBackfills(t *testing.T) {
 		db := open()
 		defer db.Close()
 		storetest.ExecAll(t, exec(db),
-			`DROP INDEX executions_account_status`,           // 0015 (its others go with kind)
+			`DROP INDEX executions_account_status`,           // 0015
 			`ALTER TABLE credentials DROP COLUMN hosts`,      // 0014
 			`ALTER TABLE queue_items DROP COLUMN grp`,        // 0013, with its index
 			`ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010, with its index
-			`ALTER TABLE executions DROP COLUMN kind`,        // with 0015's index
+			`ALTER TABLE executions DROP COLUMN kind`,
 			`CREATE INDEX executions_unfinished ON executions (seq) WHERE status IN ('queued', 'running', 'waiting')`,
 			`DELETE FROM schema_migrations WHERE version >= 8`)
 	}).(*postgres.DB)

@@ -114,7 +114,9 @@
 //   - executions: the insert skips a taken client id with ON CONFLICT on the
 //     partial unique index on both (SQLite read first before); lists name
 //     only the filters in use, with IN lists on both (PostgreSQL's = ANY
-//     arrays before), and migration 0015 indexes the run listing;
+//     arrays before); migration 0015 indexes one account's runs by status,
+//     and a list of unfinished statuses names the partial index's predicate
+//     so that SQLite reads it off that index;
 //   - events: appended through appendRows (PostgreSQL: pipelined up to
 //     CopyAbove frames, COPY above), numbered by ReserveEvents;
 //   - discovery usage: one statement over Unnest with Inserted where the

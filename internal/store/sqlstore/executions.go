@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -13,6 +14,10 @@ const (
 	execSummaryCols = `seq, id, account_id, kind, client_id, digest, status, async, session_id, budget_ms, created_at, started_at, finished_at`
 	execFullCols    = execSummaryCols + `, document, input, result, errors`
 	finalStatuses   = `'success', 'failed', 'partial', 'cancelled'`
+	// unfinished is the predicate of the partial index
+	// executions_unfinished_kind (migration 0009), written as there: SQLite
+	// uses a partial index only for a query that names its predicate.
+	unfinished = `status IN ('queued', 'running', 'waiting')`
 )
 
 // execRow holds the columns of execSummaryCols (and execFullCols) as
@@ -144,8 +149,9 @@ func (s *Store) oneExecution(ctx context.Context, missing *fault.Error, where st
 
 // ListExecutions implements store.Executions: newest first by insertion
 // order; the cursor is the seq of the last execution given. The statement
-// names only the filters in use, so each form gets its own plan (see
-// migration 0015 for the index of each).
+// names only the filters in use, so each form gets its own plan: one
+// account's by executions_account, _account_kind or _account_status (0015),
+// unfinished ones by executions_unfinished_kind, the rest in seq order.
 func (s *Store) ListExecutions(ctx context.Context, accountID string, q store.ExecutionQuery) ([]store.Execution, string, error) {
 	limit, err := store.CheckExecutionQuery(q)
 	if err != nil {
@@ -170,6 +176,9 @@ func (s *Store) ListExecutions(ctx context.Context, accountID string, q store.Ex
 	}
 	if len(q.Status) > 0 {
 		in(&f, `status`, q.Status)
+		if !slices.ContainsFunc(q.Status, store.Status.Final) {
+			f.add(unfinished) // read off the partial index of unfinished runs
+		}
 	}
 	return s.listExecutions(ctx, `SELECT `+execSummaryCols+` FROM executions`+f.where()+` ORDER BY seq DESC LIMIT ?`,
 		false, limit, append(f.args, limit+1)...)
@@ -187,7 +196,7 @@ func (s *Store) ListUnfinished(ctx context.Context, kind string, p store.Page) (
 		return nil, "", err
 	}
 	return s.listExecutions(ctx, `SELECT `+execFullCols+` FROM executions
-		WHERE status IN ('queued', 'running', 'waiting') AND kind = ? AND seq > ? ORDER BY seq LIMIT ?`, true, limit, kind, after, limit+1)
+		WHERE `+unfinished+` AND kind = ? AND seq > ? ORDER BY seq LIMIT ?`, true, limit, kind, after, limit+1)
 }
 
 func (s *Store) listExecutions(ctx context.Context, query string, full bool, limit int, args ...any) ([]store.Execution, string, error) {
