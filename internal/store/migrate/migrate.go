@@ -7,8 +7,10 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path"
 	"regexp"
 	"slices"
@@ -76,4 +78,47 @@ func Pending(all []Migration, applied int) ([]Migration, error) {
 		applied = 0
 	}
 	return all[applied:], nil
+}
+
+// Latest is the highest version of the migrations in dir of fsys (0 when
+// they cannot be read).
+func Latest(fsys fs.FS, dir string) int {
+	all, err := Load(fsys, dir)
+	if err != nil {
+		return 0
+	}
+	return len(all)
+}
+
+// Target is a database being migrated, as its store reaches it.
+type Target interface {
+	// Applied makes the schema_migrations table where it is missing and
+	// returns the highest version recorded there.
+	Applied(ctx context.Context) (int, error)
+	// Apply runs m and records it, in one transaction.
+	Apply(ctx context.Context, m Migration) error
+}
+
+// Run applies the migrations in dir of fsys that db has not, in order,
+// logging each.
+func Run(ctx context.Context, fsys fs.FS, dir string, db Target, log *slog.Logger) error {
+	all, err := Load(fsys, dir)
+	if err != nil {
+		return err
+	}
+	applied, err := db.Applied(ctx)
+	if err != nil {
+		return err
+	}
+	pending, err := Pending(all, applied)
+	if err != nil {
+		return err
+	}
+	for _, m := range pending {
+		if err := db.Apply(ctx, m); err != nil {
+			return err
+		}
+		log.Info("schema migration applied", "version", m.Version, "name", m.Name)
+	}
+	return nil
 }

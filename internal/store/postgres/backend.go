@@ -46,6 +46,7 @@ func (backend) ReadErr(what string, err error) error  { return readErr(what, err
 func (backend) WriteErr(what string, err error) error { return writeErr(what, err) }
 func (backend) Storable(ss ...string) bool            { return storable(ss...) }
 func (backend) RowLock() string                       { return ` FOR NO KEY UPDATE` }
+func (backend) KeyShareLock() string                  { return ` FOR KEY SHARE` }
 func (backend) Greatest() string                      { return "GREATEST" }
 
 // SerialLock is a transaction-scoped advisory lock on the name's hash.
@@ -171,3 +172,9 @@ func (backend) Unnest(types []string, rows [][]any) (string, []any, bool) {
 
 // Inserted: a row the statement inserted has no deleting transaction yet.
 func (backend) Inserted() string { return "xmax = 0" }
+
+// ReserveEvents bumps the execution's counter, holding its row lock until
+// COMMIT.
+func (backend) ReserveEvents(id string, n, max int64) (string, []any) {
+	return `UPDATE executions SET event_seq = event_seq + ? WHERE id = ? AND event_seq + ? <= ? RETURNING event_seq`, []any{n, id, n, max}
+}

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/store/storetest"
 )
 
 // BenchmarkStoreWrites compares the two stores in one run on the write an
@@ -69,7 +69,7 @@ func BenchmarkStoreWrites(b *testing.B) {
 						}
 					}
 				} else {
-					b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+					storetest.SetClients(b, clients)
 					b.RunParallel(func(pb *testing.PB) {
 						for pb.Next() {
 							if err := write(); err != nil {

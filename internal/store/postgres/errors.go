@@ -152,7 +152,3 @@ func connectErr(ctx context.Context, cc *pgx.ConnConfig, err error) error {
 	return unavailable(fmt.Sprintf("%s cannot be reached", where), err).
 		WithSuggestions("Check that PostgreSQL runs and that host and port of the connection string are right")
 }
-
-func notFound(what, id string) *fault.Error {
-	return fault.New(fault.NotFound, "%s %q not found", what, id)
-}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
 	"github.com/sluicehq/sluice/internal/store/storetest"
@@ -10,38 +11,35 @@ import (
 
 // Rows written before migration 0008 get the kind their document says:
 // the schema is taken back to version 7 (the columns of 0008 and 0010
-// dropped with the indexes on them, 0001's unfinished index made again, the
-// version rows from 0008 on deleted), and opening it again applies them to
-// the rows there.
+// dropped with the indexes on them, 0015's index dropped, 0001's unfinished
+// index made again, the version rows from 0008 on deleted), and opening it
+// again applies them to the rows there.
 func TestKindMigrationBackfills(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	db, err := postgres.Open(ctx, postgres.Options{DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	storetest.SeedKindBackfill(t, db)
-	for _, stmt := range []string{
-		`ALTER TABLE credentials DROP COLUMN hosts`,      // 0014
-		`ALTER TABLE queue_items DROP COLUMN grp`,        // 0013, with its index
-		`ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010, with its index
-		`ALTER TABLE executions DROP COLUMN kind`,
-		`CREATE INDEX executions_unfinished ON executions (seq) WHERE status IN ('queued', 'running', 'waiting')`,
-		`DELETE FROM schema_migrations WHERE version >= 8`,
-	} {
-		if _, err := db.Pool().Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
+	open := func() *postgres.DB {
+		db, err := postgres.Open(ctx, postgres.Options{DSN: dsn})
+		if err != nil {
+			t.Fatal(err)
 		}
+		return db
 	}
-	db.Close()
-
-	db, err = postgres.Open(ctx, postgres.Options{DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
+	exec := func(db *postgres.DB) func(string) error {
+		return func(stmt string) error { _, err := db.Pool().Exec(ctx, stmt); return err }
 	}
-	defer db.Close()
-	storetest.CheckKindBackfill(t, db)
+	db := storetest.KindBackfill(t, func() store.Store { return open() }, func() {
+		db := open()
+		defer db.Close()
+		storetest.ExecAll(t, exec(db),
+			`DROP INDEX executions_account_status`,           // 0015
+			`ALTER TABLE credentials DROP COLUMN hosts`,      // 0014
+			`ALTER TABLE queue_items DROP COLUMN grp`,        // 0013, with its index
+			`ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010, with its index
+			`ALTER TABLE executions DROP COLUMN kind`,
+			`CREATE INDEX executions_unfinished ON executions (seq) WHERE status IN ('queued', 'running', 'waiting')`,
+			`DELETE FROM schema_migrations WHERE version >= 8`)
+	}).(*postgres.DB)
 	// The database refuses a kind the code does not know, too.
-	if _, err := db.Pool().Exec(ctx, `UPDATE executions SET kind = 'other' WHERE id = 'ex-a2e'`); err == nil {
+	if exec(db)(`UPDATE executions SET kind = 'other' WHERE id = 'ex-a2e'`) == nil {
 		t.Fatal("the kind column took an unknown kind")
 	}
 }

@@ -22,6 +22,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -99,18 +100,11 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		return nil, fault.New(fault.Invalid, "the PostgreSQL connection string is not set").
 			WithSuggestions("Set it as a URL such as postgres://user@host:5432/sluice")
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Clock == nil {
-		o.Clock = clock.Real{}
-	}
-	if o.MaxConns <= 0 {
-		o.MaxConns = DefaultMaxConns
-	}
-	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
-	}
+	// Defaults: an option not set, or not positive, takes its default.
+	o.Logger = cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
+	o.Clock = cmp.Or[clock.Clock](o.Clock, clock.Real{})
+	o.MaxConns = cmp.Or(max(o.MaxConns, 0), DefaultMaxConns)
+	o.ConnectTimeout = cmp.Or(max(o.ConnectTimeout, 0), DefaultConnectTimeout)
 	cfg, err := pgxpool.ParseConfig(o.DSN)
 	if err != nil {
 		// pgconn's parse errors redact the password; the message is ours.
@@ -163,10 +157,6 @@ func (db *DB) start(ctx context.Context, cc *pgx.ConnConfig) error {
 // holding a session advisory lock: a second process starting at the same time
 // waits, then finds nothing left to do.
 func (db *DB) migrate(ctx context.Context, conn *pgx.Conn) error {
-	all, err := migrate.Load(migrationFiles, "migrations")
-	if err != nil {
-		return err
-	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return schemaErr("the schema cannot be locked for migration", err)
 	}
@@ -176,36 +166,40 @@ func (db *DB) migrate(ctx context.Context, conn *pgx.Conn) error {
 			db.log.Warn("schema migration lock not released", "error", err)
 		}
 	}()
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
-		return schemaErr("the schema cannot be read", err)
-	}
+	return migrate.Run(ctx, migrationFiles, "migrations", schema{conn, db}, db.log)
+}
+
+// schema is the migrating connection as migrate.Run's target.
+type schema struct {
+	conn *pgx.Conn
+	db   *DB
+}
+
+func (s schema) Applied(ctx context.Context) (int, error) {
 	var applied int
-	if err := conn.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&applied); err != nil {
-		return schemaErr("the schema cannot be read", err)
+	if _, err := s.conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
+		return 0, schemaErr("the schema cannot be read", err)
 	}
-	pending, err := migrate.Pending(all, applied)
-	if err != nil {
+	if err := s.conn.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&applied); err != nil {
+		return 0, schemaErr("the schema cannot be read", err)
+	}
+	return applied, nil
+}
+
+func (s schema) Apply(ctx context.Context, m migrate.Migration) error {
+	err := pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return fault.New(fault.Internal, "schema migration %s failed", m.Name).WithCause(err)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+			m.Version, m.Name, s.db.now())
+		return err
+	})
+	if _, ok := fault.As(err); ok || err == nil {
 		return err
 	}
-	for _, m := range pending {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.SQL); err != nil {
-				return fault.New(fault.Internal, "schema migration %s failed", m.Name).WithCause(err)
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-				m.Version, m.Name, db.now())
-			return err
-		})
-		if err != nil {
-			if _, ok := fault.As(err); ok {
-				return err
-			}
-			return schemaErr("the schema cannot be updated", err)
-		}
-		db.log.Info("schema migration applied", "version", m.Version, "name", m.Name)
-	}
-	return nil
+	return schemaErr("the schema cannot be updated", err)
 }
 
 func schemaErr(msg string, err error) error {
@@ -216,13 +210,7 @@ func schemaErr(msg string, err error) error {
 }
 
 // SchemaVersion is the highest migration this binary knows.
-func SchemaVersion() int {
-	all, err := migrate.Load(migrationFiles, "migrations")
-	if err != nil {
-		return 0
-	}
-	return len(all)
-}
+func SchemaVersion() int { return migrate.Latest(migrationFiles, "migrations") }
 
 // Close waits for the calls in flight to give back their connections, then
 // closes the pool. Calls after Close fail with Unavailable.

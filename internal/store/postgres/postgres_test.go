@@ -27,3 +27,5 @@ func TestContract(t *testing.T) {
 	pgtest.AdminDSN(t)
 	storetest.Run(t, func(t *testing.T) store.Store { return openFresh(t) })
 }
+
+func FuzzCursors(f *testing.F) { storetest.FuzzCursors(f, openFresh(f)) }

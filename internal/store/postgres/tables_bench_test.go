@@ -3,12 +3,12 @@ package postgres_test
 import (
 	"crypto/sha256"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/store/storetest"
 )
 
 // BenchmarkAccountTables measures the two stores in one run on the account
@@ -48,7 +48,7 @@ func BenchmarkAccountTables(b *testing.B) {
 						}
 						return
 					}
-					b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+					storetest.SetClients(b, clients)
 					b.RunParallel(func(pb *testing.PB) {
 						for pb.Next() {
 							if err := do(); err != nil {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/store/sqlstore"
@@ -11,8 +10,11 @@ import (
 
 // backend gives the shared table code (internal/store/sqlstore) this
 // database: reads on the read pool, writes through the writer's group
-// commit, times as INTEGER microseconds.
-type backend struct{ db *DB }
+// commit, and SQLite's dialect (dialect.go).
+type backend struct {
+	dialect
+	db *DB
+}
 
 var _ sqlstore.Backend = backend{}
 
@@ -25,52 +27,6 @@ func (b backend) Write(ctx context.Context, fn func(tx sqlstore.Querier) error) 
 }
 
 func (b backend) Now() time.Time { return fromMicros(micros(b.db.clock.Now())) }
-
-func (backend) Time(t time.Time) any { return micros(t) }
-
-func (backend) NullTime(t *time.Time) any { return nullMicros(t) }
-
-func (backend) ScanTime(dst *time.Time) any { return microsTime{dst} }
-
-func (backend) ScanNullTime(dst **time.Time) any { return nullMicrosTime{dst} }
-
-func (backend) IsUnique(err error) bool               { return isUnique(err) }
-func (backend) IsForeignKey(err error) bool           { return isForeignKey(err) }
-func (backend) IsNoRows(err error) bool               { return isNoRows(err) }
-func (backend) ReadErr(what string, err error) error  { return readErr(what, err) }
-func (backend) WriteErr(what string, err error) error { return writeErr(what, err) }
-func (backend) Storable(...string) bool               { return true } // SQLite stores any bytes as text
-func (backend) RowLock() string                       { return "" }   // the one writer serialises writes
-func (backend) SerialLock(string) string              { return "" }   // the same
-func (backend) Greatest() string                      { return "MAX" }
-
-// microsTime scans an INTEGER microseconds column into a time, UTC.
-type microsTime struct{ dst *time.Time }
-
-func (m microsTime) Scan(src any) error {
-	v, ok := src.(int64)
-	if !ok {
-		return fmt.Errorf("a time column holds %T, not INTEGER microseconds", src)
-	}
-	*m.dst = fromMicros(v)
-	return nil
-}
-
-// nullMicrosTime is microsTime for a column that may be NULL (nil).
-type nullMicrosTime struct{ dst **time.Time }
-
-func (m nullMicrosTime) Scan(src any) error {
-	if src == nil {
-		*m.dst = nil
-		return nil
-	}
-	var t time.Time
-	if err := (microsTime{&t}).Scan(src); err != nil {
-		return err
-	}
-	*m.dst = &t
-	return nil
-}
 
 // readQuerier runs the shared code's reads on the read pool.
 type readQuerier struct{ db *DB }
@@ -128,9 +84,3 @@ func rowsAffected(res sql.Result, err error) (int64, error) {
 type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { r.Rows.Close() }
-
-// Unnest: none; a statement a row is a call within the process.
-func (backend) Unnest([]string, [][]any) (string, []any, bool) { return "", nil, false }
-
-// Inserted: none; the one writer makes update-then-insert exact.
-func (backend) Inserted() string { return "" }

@@ -2,14 +2,12 @@ package sqlite_test
 
 import (
 	"encoding/json"
-	"fmt"
-	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/store/storetest"
 )
 
 // The figures these give are in docs/performance.md ("Store and queue").
@@ -27,17 +25,7 @@ func benchDB(b *testing.B, maxBatch int) *sqlite.DB {
 	return db
 }
 
-var (
-	benchDoc    = []byte(`{"operationUpdate":{"operationId":"f","operation":{"FilterData":{"inputPath":"/input/items","conditions":[{"field":"a","operator":"==","value":1}],"outputPath":"/workflow/out"}}}}` + "\n" + `{"beginExecution":{"operationOrder":["f"]}}`)
-	benchResult = json.RawMessage(`{"execution_id":"x","status":"success","results":{"f":[{"a":1,"b":"two"}]},"errors":[],"duration_ms":1}`)
-	seq         atomic.Int64
-)
-
-func benchExecution(status store.Status) store.Execution {
-	id := fmt.Sprintf("ex-%d", seq.Add(1))
-	return store.Execution{ID: id, AccountID: "bench", ClientID: "c-" + id, Digest: "sha256:0123456789abcdef",
-		Document: benchDoc, Input: json.RawMessage(`{"items":[{"a":1},{"a":2}]}`), Status: status, BudgetMs: 30000}
-}
+var benchResult = json.RawMessage(`{"execution_id":"x","status":"success","results":{"f":[{"a":1,"b":"two"}]},"errors":[],"duration_ms":1}`)
 
 // BenchmarkInsertLatency: one writer, one execution record per iteration:
 // the latency of a single durable insert.
@@ -45,7 +33,7 @@ func BenchmarkInsertLatency(b *testing.B) {
 	db := benchDB(b, sqlite.DefaultMaxBatch)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning)); err != nil {
+		if _, _, err := db.CreateExecution(ctx, storetest.BenchExecution(store.StatusRunning)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -60,8 +48,8 @@ func BenchmarkConcurrentWrites(b *testing.B) {
 	}{{"group", sqlite.DefaultMaxBatch}, {"single", 1}} {
 		b.Run(c.name, func(b *testing.B) {
 			db := benchDB(b, c.batch)
-			run32(b, "writes/s", func() error {
-				_, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning))
+			storetest.RunClients(b, 32, "writes/s", func() error {
+				_, _, err := db.CreateExecution(ctx, storetest.BenchExecution(store.StatusRunning))
 				return err
 			})
 		})
@@ -80,13 +68,13 @@ func BenchmarkExecutionFlow(b *testing.B) {
 	}{{"group", sqlite.DefaultMaxBatch, false}, {"group-checkpointed", sqlite.DefaultMaxBatch, true}, {"single", 1, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			db := benchDB(b, c.batch)
-			run32(b, "executions/s", func() error { return executionFlow(db, c.checkpoint) })
+			storetest.RunClients(b, 32, "executions/s", func() error { return executionFlow(db, c.checkpoint) })
 		})
 	}
 }
 
 func executionFlow(db *sqlite.DB, checkpoint bool) error {
-	e, _, err := db.CreateExecution(ctx, benchExecution(store.StatusRunning))
+	e, _, err := db.CreateExecution(ctx, storetest.BenchExecution(store.StatusRunning))
 	if err != nil {
 		return err
 	}
@@ -103,20 +91,4 @@ func executionFlow(db *sqlite.DB, checkpoint bool) error {
 		{Time: now, RequestID: e.ID, AccountID: "bench", Method: "workflow.execute", Decision: store.DecisionAllow, LatencyMs: 1, Status: "200"},
 		{Time: now, RequestID: e.ID, AccountID: "bench", Method: "workflow.execute", Operation: "FilterData", Decision: store.DecisionAllow, Status: "success"},
 	})
-}
-
-// run32 runs fn from 32 goroutines and reports the rate as unit.
-func run32(b *testing.B, unit string, fn func() error) {
-	b.SetParallelism(32 / max(1, runtime.GOMAXPROCS(0)))
-	start := time.Now()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := fn(); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), unit)
 }

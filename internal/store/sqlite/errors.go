@@ -57,7 +57,3 @@ func isUnique(err error) bool {
 func isForeignKey(err error) bool { return isConstraint(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY) }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-
-func notFound(what, id string) *fault.Error {
-	return fault.New(fault.NotFound, "%s %q not found", what, id)
-}

@@ -14,6 +14,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -103,27 +104,18 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if strings.ContainsAny(o.Dir, "?#") {
 		return nil, fault.New(fault.Invalid, "data directory %q may not contain '?' or '#'", o.Dir)
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Clock == nil {
-		o.Clock = clock.Real{}
-	}
-	if o.MaxBatch <= 0 {
-		o.MaxBatch = DefaultMaxBatch
-	}
-	if o.Readers <= 0 {
-		o.Readers = max(4, runtime.GOMAXPROCS(0))
-	}
-	if o.BusyTimeout <= 0 {
-		o.BusyTimeout = DefaultBusyTimeout
-	}
+	// Defaults: an option not set, or not positive, takes its default.
+	o.Logger = cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
+	o.Clock = cmp.Or[clock.Clock](o.Clock, clock.Real{})
+	o.MaxBatch = cmp.Or(max(o.MaxBatch, 0), DefaultMaxBatch)
+	o.Readers = cmp.Or(max(o.Readers, 0), max(4, runtime.GOMAXPROCS(0)))
+	o.BusyTimeout = cmp.Or(max(o.BusyTimeout, 0), DefaultBusyTimeout)
 	lock, err := dirlock.Acquire(o.Dir, o.Clock.Now())
 	if err != nil {
 		return nil, err
 	}
 	db := &DB{log: o.Logger, clock: o.Clock, lock: lock}
-	db.Store = sqlstore.New(backend{db})
+	db.Store = sqlstore.New(backend{db: db})
 	if err := db.open(ctx, o); err != nil {
 		db.Close()
 		return nil, err
@@ -192,52 +184,49 @@ func (db *DB) open(ctx context.Context, o Options) error {
 // migrate applies the pending schema migrations, each in its own transaction,
 // before the writer goroutine starts.
 func (db *DB) migrate(ctx context.Context, wdb *sql.DB) error {
-	all, err := migrate.Load(migrationFiles, "migrations")
-	if err != nil {
-		return err
-	}
-	if _, err := wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		return unavailable("the schema cannot be read", err)
-	}
+	return migrate.Run(ctx, migrationFiles, "migrations", schema{wdb, db.clock}, db.log)
+}
+
+// schema is the write connection as migrate.Run's target.
+type schema struct {
+	db    *sql.DB
+	clock clock.Clock
+}
+
+func (s schema) Applied(ctx context.Context) (int, error) {
 	var applied int
-	if err := wdb.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&applied); err != nil {
-		return unavailable("the schema cannot be read", err)
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return 0, unavailable("the schema cannot be read", err)
 	}
-	pending, err := migrate.Pending(all, applied)
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&applied); err != nil {
+		return 0, unavailable("the schema cannot be read", err)
+	}
+	return applied, nil
+}
+
+func (s schema) Apply(ctx context.Context, m migrate.Migration) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return unavailable("the schema cannot be updated", err)
 	}
-	for _, m := range pending {
-		tx, err := wdb.BeginTx(ctx, nil)
-		if err != nil {
-			return unavailable("the schema cannot be updated", err)
-		}
-		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-			tx.Rollback()
-			return fault.New(fault.Internal, "schema migration %s failed", m.Name).WithCause(err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.Version, m.Name, micros(db.clock.Now())); err != nil {
-			tx.Rollback()
-			return unavailable("the schema cannot be updated", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return unavailable("the schema cannot be updated", err)
-		}
-		db.log.Info("schema migration applied", "version", m.Version, "name", m.Name)
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		tx.Rollback()
+		return fault.New(fault.Internal, "schema migration %s failed", m.Name).WithCause(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		m.Version, m.Name, micros(s.clock.Now())); err != nil {
+		tx.Rollback()
+		return unavailable("the schema cannot be updated", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return unavailable("the schema cannot be updated", err)
 	}
 	return nil
 }
 
 // SchemaVersion is the highest migration this binary knows.
-func SchemaVersion() int {
-	all, err := migrate.Load(migrationFiles, "migrations")
-	if err != nil {
-		return 0
-	}
-	return len(all)
-}
+func SchemaVersion() int { return migrate.Latest(migrationFiles, "migrations") }
 
 // Close answers the writes already submitted, then closes the database and
 // releases the data directory.

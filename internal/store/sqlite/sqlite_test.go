@@ -9,7 +9,7 @@ import (
 	"github.com/sluicehq/sluice/internal/store/storetest"
 )
 
-func openTemp(t *testing.T) store.Store {
+func openTemp(t testing.TB) store.Store {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), sqlite.Options{Dir: t.TempDir()})
 	if err != nil {
@@ -18,7 +18,11 @@ func openTemp(t *testing.T) store.Store {
 	return db
 }
 
-func TestContract(t *testing.T) { storetest.Run(t, openTemp) }
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
+}
+
+func FuzzCursors(f *testing.F) { storetest.FuzzCursors(f, openTemp(f)) }
 
 // Group commit off must meet the same contract.
 func TestContractWithoutGroupCommit(t *testing.T) {

@@ -27,7 +27,7 @@ func (r *accountRow) account() (store.Account, error) {
 	if err := json.Unmarshal([]byte(r.perms), &a.Permissions); err != nil {
 		return a, fault.New(fault.Internal, "account %q has unreadable permissions", a.ID).WithCause(err)
 	}
-	a.Limits = RawJSON(r.limits)
+	a.Limits = rawJSON(r.limits)
 	return a, nil
 }
 
@@ -62,7 +62,7 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account) (store.Accou
 	now := s.b.Now()
 	err = s.b.Write(ctx, func(tx Querier) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, a.Name, perms, JSONText(a.Limits), a.Disabled, s.b.Time(now), s.b.Time(now))
+			a.ID, a.Name, perms, jsonText(a.Limits), a.Disabled, s.b.Time(now), s.b.Time(now))
 		if s.b.IsUnique(err) {
 			return fault.New(fault.Conflict, "account %q already exists", a.ID).WithDetail("accountId", a.ID)
 		}
@@ -114,7 +114,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, u store.AccountUpd
 	setLimits := len(u.Limits) > 0
 	var limits *string
 	if setLimits && string(u.Limits) != "null" {
-		limits = JSONText(u.Limits)
+		limits = jsonText(u.Limits)
 	}
 	if !s.b.Storable(id) {
 		return store.Account{}, notFound("account", id)

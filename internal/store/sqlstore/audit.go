@@ -21,7 +21,7 @@ func (s *Store) AppendAudit(ctx context.Context, recs []store.AuditRecord) error
 	}
 	rows := make([][]any, len(recs))
 	for i, r := range recs {
-		rows[i] = []any{s.b.Time(r.Time), r.RequestID, r.AccountID, r.Method, r.Operation, r.Decision, r.LatencyMs, r.Status, r.ErrorCode, JSONText(r.Details)}
+		rows[i] = []any{s.b.Time(r.Time), r.RequestID, r.AccountID, r.Method, r.Operation, r.Decision, r.LatencyMs, r.Status, r.ErrorCode, jsonText(r.Details)}
 	}
 	err := s.b.Write(ctx, func(tx Querier) error { return appendRows(ctx, tx, "audit", auditCols, rows) })
 	return s.b.WriteErr("the audit records", err)
@@ -35,20 +35,15 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	if err != nil {
 		return nil, "", err
 	}
-	before, err := ParseSeqCursor(q.Cursor)
+	before, err := parseSeqCursor(q.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
 	if !s.b.Storable(q.AccountID, q.Method) {
 		return nil, "", nil
 	}
-	var (
-		where []string
-		args  []any
-	)
-	add := func(cond string, v any) {
-		where, args = append(where, cond), append(args, v)
-	}
+	var f filter
+	add := f.add
 	if before > 0 {
 		add("id < ?", before)
 	}
@@ -67,28 +62,20 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	if !q.Until.IsZero() {
 		add("time < ?", s.b.Time(q.Until))
 	}
-	query := `SELECT id, ` + strings.Join(auditCols, ", ") + ` FROM audit`
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	query += ` ORDER BY id DESC LIMIT ?`
-	args = append(args, limit+1)
+	query := `SELECT id, ` + strings.Join(auditCols, ", ") + ` FROM audit` + f.where() + ` ORDER BY id DESC LIMIT ?`
+	args := append(f.args, limit+1)
 
 	out, err := collect(ctx, s, "audit records", nil, func(row Row) (r store.AuditRecord, err error) {
 		var details *string
 		err = row.Scan(&r.ID, s.b.ScanTime(&r.Time), &r.RequestID, &r.AccountID, &r.Method, &r.Operation, &r.Decision,
 			&r.LatencyMs, &r.Status, &r.ErrorCode, &details)
-		r.Details = RawJSON(details)
+		r.Details = rawJSON(details)
 		return r, err
 	}, query, args...)
 	if err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		next = SeqCursor(out[limit-1].ID)
-	}
+	out, next := nextPage(out, limit, func(r store.AuditRecord) string { return seqCursor(r.ID) })
 	return out, next, nil
 }
 

@@ -30,12 +30,11 @@ func nextPage[T any](out []T, limit int, id func(T) string) ([]T, string) {
 	return out, id(out[limit-1])
 }
 
-// SeqCursor is the cursor after the row of seq. (SeqCursor and
-// ParseSeqCursor are exported for the tables not moved here yet.)
-func SeqCursor(seq int64) string { return strconv.FormatInt(seq, 10) }
+// seqCursor is the cursor after the row of seq.
+func seqCursor(seq int64) string { return strconv.FormatInt(seq, 10) }
 
-// ParseSeqCursor reads a seq cursor; "" is the start (0).
-func ParseSeqCursor(c string) (int64, error) {
+// parseSeqCursor reads a seq cursor; "" is the start (0).
+func parseSeqCursor(c string) (int64, error) {
 	if c == "" {
 		return 0, nil
 	}

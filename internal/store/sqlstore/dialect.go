@@ -34,6 +34,11 @@ type Dialect interface {
 	// against concurrent writers ("" where writes are serial anyway, as in
 	// SQLite's one writer).
 	RowLock() string
+	// KeyShareLock is the clause that keeps rows read in a write
+	// transaction from being deleted or re-keyed until it ends, as a
+	// foreign key's check does (PostgreSQL FOR KEY SHARE; "" under SQLite's
+	// one writer).
+	KeyShareLock() string
 	// SerialLock is a statement that, run in a write transaction, makes the
 	// writers that name the same lock wait for each other until it ends ("" where writes
 	// are serial anyway). Meant for rare writes that count a whole table.
@@ -50,4 +55,12 @@ type Dialect interface {
 	// inserted its row and false where it updated one (PostgreSQL: xmax =
 	// 0); "" where the backend has none, and upsert updates first.
 	Inserted() string
+
+	// ReserveEvents is the query that takes the next n event sequences of
+	// an execution, up to max in all, and returns the last one: no row when
+	// the execution is missing or would pass max. Concurrent appends must
+	// get consecutive numbers (SQLite: the events' highest seq, read under
+	// its one writer; PostgreSQL: the execution's event_seq counter, whose
+	// row lock orders appends from every process).
+	ReserveEvents(executionID string, n, max int64) (query string, args []any)
 }

@@ -53,6 +53,13 @@
 //     insert from its update in one statement; SQLite has none, and upsert
 //     (upsert.go) updates first and inserts where nothing was there, exact
 //     under its one writer and, on PostgreSQL, under concurrent inserts too.
+//   - KeyShareLock: PostgreSQL's FOR KEY SHARE keeps the accounts a batch of
+//     discovery usage names from going before COMMIT, as a foreign key's
+//     check would; empty on SQLite.
+//   - ReserveEvents: where an execution's event numbers come from. SQLite
+//     reads the highest seq of its events (exact under its one writer);
+//     PostgreSQL bumps executions.event_seq, whose row lock orders appends
+//     from every process.
 //
 // Upsert (INSERT ... ON CONFLICT ... DO UPDATE ... excluded) and RETURNING
 // are the same on both (SQLite 3.35 and later), so they are not in the
@@ -61,31 +68,34 @@
 // # What stays in the backends
 //
 // Connections, the SQLite writer and its group commit, PostgreSQL's retries,
-// migrations (each backend's own migrations/ folder: the column types
-// differ), the queues' tables, LISTEN/NOTIFY, and the tables not moved yet.
+// migrations (each backend's own migrations/ folder, driven by migrate.Run:
+// the column types differ), the queues' tables, LISTEN/NOTIFY, and the
+// shared limits' takes that are truly different (limits.go): PostgreSQL
+// takes a rate or a slot in one call of a stored function (sluice_rate_take,
+// sluice_slot_take) and renews and releases slots without waiting for the
+// WAL flush; SQLite does each in one transaction of its writer. Pruning
+// scoped values stays too: PostgreSQL locks the scopes' usage rows in key
+// order first, SQLite counts with correlated subqueries.
 //
-// # Moving the next table
+// # Changing a table
 //
-// Take the PostgreSQL file as the model (it already reads through Read's
-// function and uses RETURNING), write it here over s.b with ? placeholders,
-// time columns through the dialect and errors through s.b.ReadErr/WriteErr,
-// keeping each message, fault kind and stored encoding, with the shapes of
-// statements.go and cursors.go; delete the file from both backends; check
-// the stored bytes by writing with the previous binary and reading with the
-// new one, and the other way round, on both databases; run the contract suite through ./internal/store/sqlite and,
+// Write it here over s.b with ? placeholders, time columns through the
+// dialect and errors through s.b.ReadErr/WriteErr, keeping each message,
+// fault kind and stored encoding, with the shapes of statements.go and
+// cursors.go; check that a database written by the previous binary still
+// opens and reads (internal/gateway's TestUpgradeInPlace, on both
+// databases); run the contract suite through ./internal/store/sqlite and,
 // with SLUICE_TEST_POSTGRES set, ./internal/store/postgres. Where the two
-// files differ by more than syntax (arrays with unnest, FOR UPDATE SKIP
+// databases differ by more than syntax (arrays with unnest, FOR UPDATE SKIP
 // LOCKED, an advisory lock), give the difference a name in the Dialect
-// rather than branching on the backend. A backend's own helper goes when
-// its last user has moved; the ones exported here for the tables still in
-// the backends (JSONText, RawJSON, SeqCursor, ParseSeqCursor) become
-// unexported when theirs have.
+// rather than branching on the backend.
 //
 // Moved: accounts, API keys, credentials, agents, MCP servers, knowledge
 // bases, capabilities; then the key-value store, the rate counters and the
-// audit log. Their PostgreSQL-only forms went as follows, each decided by
-// an alternated A/B of its benchmark in store/postgres (tables_bench_test.go,
-// both stores in one run):
+// audit log; last executions, events, checkpoints, discovery usage, scoped
+// values, settings and the slot count. Their PostgreSQL-only forms went as
+// follows, each decided by an alternated A/B of its benchmark in
+// store/postgres (tables_bench_test.go, both stores in one run):
 //
 //   - rate counters: one pipelined upsert a counter was about twice the old
 //     unnest statement on PostgreSQL (1000 counters), so the array form
@@ -101,13 +111,18 @@
 //     the INSERTs are pipelined (4 records: about 0.6 of the old time on
 //     PostgreSQL). The query names only the filters in use on both (the
 //     PostgreSQL form; on SQLite as fast as the old always-bound form).
-//
-// Left: discovery usage (= ANY arrays to check and count accounts, unnest
-// with RETURNING xmax = 0 over many rows, FOR KEY SHARE), shared slots and
-// values (arrays, xmax = 0), events and checkpoints (COPY, the execution's
-// row lock for gapless numbering) and executions (statements built for the
-// planner, the queue's SKIP LOCKED). Unnest, Inserted and appendRows are
-// the names those need; usage wants a RETURNING form of insertRows and a
-// dialect name for "these accounts exist, locked against delete" (FOR KEY
-// SHARE; SQLite's foreign key does it per row).
+//   - executions: the insert skips a taken client id with ON CONFLICT on the
+//     partial unique index on both (SQLite read first before); lists name
+//     only the filters in use, with IN lists on both (PostgreSQL's = ANY
+//     arrays before); migration 0015 indexes one account's runs by status,
+//     and a list of unfinished statuses names the partial index's predicate
+//     so that SQLite reads it off that index;
+//   - events: appended through appendRows (PostgreSQL: pipelined up to
+//     CopyAbove frames, COPY above), numbered by ReserveEvents;
+//   - discovery usage: one statement over Unnest with Inserted where the
+//     dialect has both (PostgreSQL, as before), an upsert a row on SQLite;
+//     the accounts checked first under KeyShareLock, the bound last;
+//   - scoped values: PutKV's form (upsert, then the bounded usage row);
+//     ClaimSetting one INSERT ... ON CONFLICT DO UPDATE ... RETURNING on
+//     both.
 package sqlstore

@@ -17,10 +17,10 @@ type Store struct {
 // New is the table code over b.
 func New(b Backend) *Store { return &Store{b: b} }
 
-// JSONText binds JSON to a text column, kept byte for byte (text, not jsonb,
-// so a value reads back exactly as it was given); empty is NULL. RawJSON
-// reads it back. (Exported for the PostgreSQL tables not moved here yet.)
-func JSONText(v json.RawMessage) *string {
+// jsonText binds JSON to a text column, kept byte for byte (text, not jsonb,
+// so a value reads back exactly as it was given); empty is NULL. rawJSON
+// reads it back.
+func jsonText(v json.RawMessage) *string {
 	if len(v) == 0 {
 		return nil
 	}
@@ -28,7 +28,7 @@ func JSONText(v json.RawMessage) *string {
 	return &s
 }
 
-func RawJSON(s *string) json.RawMessage {
+func rawJSON(s *string) json.RawMessage {
 	if s == nil {
 		return nil
 	}

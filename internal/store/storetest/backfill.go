@@ -49,3 +49,29 @@ func CheckKindBackfill(t *testing.T, st store.Store) {
 		t.Fatalf("capability runs after the migration: %v %v", list, err)
 	}
 }
+
+// KindBackfill seeds the rows CheckKindBackfill looks at in the store open
+// gives, closes it, has back take the schema back to version 7 (before
+// migration 0008) and opens it again: the rows there must have got their
+// kinds. It returns the store opened again, closed when t ends.
+func KindBackfill(t *testing.T, open func() store.Store, back func()) store.Store {
+	t.Helper()
+	st := open()
+	SeedKindBackfill(t, st)
+	st.Close()
+	back()
+	st = open()
+	t.Cleanup(func() { st.Close() })
+	CheckKindBackfill(t, st)
+	return st
+}
+
+// ExecAll runs each statement with exec and fails t on the first that fails.
+func ExecAll(t *testing.T, exec func(stmt string) error, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if err := exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,7 +41,7 @@ func (db *DB) TakeRate(ctx context.Context, t store.RateTake) (store.RateTaken, 
 	}
 	var before time.Time
 	if tat != nil {
-		before = utc(*tat)
+		before = tat.UTC()
 	}
 	if len(counts) != n {
 		counts = make([]int64, n) // an empty array comes back as such
@@ -101,94 +100,6 @@ func (db *DB) ReleaseSlot(ctx context.Context, id string) error {
 	return writeErr("the execution slot", err)
 }
 
-// CountSlots implements store.SharedLimits.
-func (db *DB) CountSlots(ctx context.Context, accountID string, at time.Time) (int, error) {
-	if err := store.CheckID("account id", accountID); err != nil {
-		return 0, err
-	}
-	var n int
-	err := db.Read(ctx, func(q Querier) error {
-		return q.QueryRow(ctx, `SELECT COUNT(*) FROM rate_slots WHERE account_id = $1 AND expires_at > $2`, accountID, at).Scan(&n)
-	})
-	if err != nil {
-		return 0, readErr("the execution slots", err)
-	}
-	return n, nil
-}
-
-// PutValue implements store.Values. A new key takes a place in its scope's
-// row of scoped_value_usage last, as PutKV does: the row lock serialises the
-// scope's new keys across processes until COMMIT, so the bound is exact, and
-// is held for one statement. A full scope drops its expired keys and looks
-// again.
-func (db *DB) PutValue(ctx context.Context, v store.Value) error {
-	if err := store.CheckValue(v); err != nil {
-		return err
-	}
-	now := db.now()
-	var expires *time.Time
-	if !v.ExpiresAt.IsZero() {
-		expires = &v.ExpiresAt
-	}
-	err := db.Write(ctx, func(tx pgx.Tx) error {
-		var inserted bool
-		err := tx.QueryRow(ctx, `INSERT INTO scoped_values (area, account_id, scope, key, value, expires_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
-			ON CONFLICT (area, account_id, scope, key) DO UPDATE SET value = excluded.value,
-				expires_at = excluded.expires_at, updated_at = excluded.updated_at
-			RETURNING xmax = 0`,
-			v.Area, v.AccountID, v.Scope, v.Key, string(v.Value), expires, now).Scan(&inserted)
-		switch {
-		case isForeignKey(err):
-			return notFound("account", v.AccountID)
-		case err != nil || !inserted:
-			return err
-		}
-		// ON CONFLICT locks the usage row even when the WHERE refuses.
-		var keys int
-		err = tx.QueryRow(ctx, `INSERT INTO scoped_value_usage AS u (area, account_id, scope, keys) VALUES ($1, $2, $3, 1)
-			ON CONFLICT (area, account_id, scope) DO UPDATE SET keys = u.keys + 1 WHERE u.keys < $4 RETURNING keys`,
-			v.Area, v.AccountID, v.Scope, store.MaxValuesPerScope).Scan(&keys)
-		if !isNoRows(err) {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM scoped_values WHERE area = $1 AND account_id = $2 AND scope = $3
-			AND expires_at <= $4 AND key <> $5`, v.Area, v.AccountID, v.Scope, now, v.Key)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return store.ValuesFull(v.Area)
-		}
-		_, err = tx.Exec(ctx, `UPDATE scoped_value_usage SET keys = keys - $4 + 1 WHERE area = $1 AND account_id = $2 AND scope = $3`,
-			v.Area, v.AccountID, v.Scope, tag.RowsAffected())
-		return err
-	})
-	return writeErr("the stored value", err)
-}
-
-// GetValue implements store.Values.
-func (db *DB) GetValue(ctx context.Context, area, accountID, scope, key string) (json.RawMessage, bool, error) {
-	if err := store.CheckValueRef(area, accountID, scope, key); err != nil {
-		return nil, false, err
-	}
-	if !storable(area, accountID, scope, key) {
-		return nil, false, nil
-	}
-	var v string
-	err := db.Read(ctx, func(q Querier) error {
-		return q.QueryRow(ctx, `SELECT value FROM scoped_values WHERE area = $1 AND account_id = $2 AND scope = $3 AND key = $4
-			AND (expires_at IS NULL OR expires_at > $5)`, area, accountID, scope, key, db.now()).Scan(&v)
-	})
-	if isNoRows(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, readErr("the stored value", err)
-	}
-	return json.RawMessage(v), true, nil
-}
-
 // PruneValues implements store.Values. Each scope's usage row is locked
 // before its values are deleted, in the order PutValue takes them, so a
 // prune and a put never wait on each other in a circle.
@@ -234,46 +145,4 @@ func (db *DB) PruneValues(ctx context.Context, now time.Time) (int64, error) {
 		return 0, writeErr("the stored values", err)
 	}
 	return n, nil
-}
-
-// ClaimSetting implements store.Settings.
-func (db *DB) ClaimSetting(ctx context.Context, name string, value []byte) ([]byte, error) {
-	if err := store.CheckSetting(name, value); err != nil {
-		return nil, err
-	}
-	var stored []byte
-	err := db.Write(ctx, func(tx pgx.Tx) error {
-		stored = nil
-		// DO UPDATE with no change returns the row that is there, so the
-		// claim and the read are one statement.
-		return tx.QueryRow(ctx, `INSERT INTO settings (name, value, updated_at) VALUES ($1, $2, $3)
-			ON CONFLICT (name) DO UPDATE SET name = settings.name RETURNING value`, name, value, db.now()).Scan(&stored)
-	})
-	if err != nil {
-		return nil, writeErr("the setting", err)
-	}
-	return stored, nil
-}
-
-// SwapSetting implements store.Settings.
-func (db *DB) SwapSetting(ctx context.Context, name string, old, value []byte) error {
-	if err := store.CheckSetting(name, value); err != nil {
-		return err
-	}
-	err := db.Write(ctx, func(tx pgx.Tx) error {
-		var cur []byte
-		err := tx.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1 FOR UPDATE`, name).Scan(&cur)
-		if isNoRows(err) {
-			return notFound("setting", name)
-		}
-		if err != nil {
-			return err
-		}
-		if string(cur) != string(old) {
-			return store.SettingChanged(name)
-		}
-		_, err = tx.Exec(ctx, `UPDATE settings SET value = $2, updated_at = $3 WHERE name = $1`, name, value, db.now())
-		return err
-	})
-	return writeErr("the setting", err)
 }

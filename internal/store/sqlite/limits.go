@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
@@ -70,16 +69,13 @@ func (db *DB) TakeRate(ctx context.Context, t store.RateTake) (store.RateTaken, 
 	return out, nil
 }
 
-// TakeSlot implements store.SharedLimits.
-func (db *DB) TakeSlot(ctx context.Context, s store.SlotTake) (int, bool, error) {
-	if err := store.CheckSlotTake(s); err != nil {
+// TakeSlot implements store.SharedLimits. The one writer makes the count
+// and the insert one step.
+func (db *DB) TakeSlot(ctx context.Context, s store.SlotTake) (held int, taken bool, err error) {
+	if err = store.CheckSlotTake(s); err != nil {
 		return 0, false, err
 	}
-	var (
-		held  int
-		taken bool
-	)
-	err := db.Write(ctx, func(tx *Tx) error {
+	err = db.Write(ctx, func(tx *Tx) error {
 		held, taken = 0, false
 		if _, err := tx.Exec(`DELETE FROM rate_slots WHERE account_id = ? AND expires_at <= ?`, s.AccountID, micros(s.At)); err != nil {
 			return err
@@ -139,89 +135,6 @@ func (db *DB) ReleaseSlot(ctx context.Context, id string) error {
 	return writeErr("the execution slot", err)
 }
 
-// CountSlots implements store.SharedLimits.
-func (db *DB) CountSlots(ctx context.Context, accountID string, at time.Time) (int, error) {
-	if err := store.CheckID("account id", accountID); err != nil {
-		return 0, err
-	}
-	var n int
-	err := db.ReadRow(ctx, `SELECT COUNT(*) FROM rate_slots WHERE account_id = ? AND expires_at > ?`, accountID, micros(at)).Scan(&n)
-	if err != nil {
-		return 0, readErr("the execution slots", err)
-	}
-	return n, nil
-}
-
-// PutValue implements store.Values.
-func (db *DB) PutValue(ctx context.Context, v store.Value) error {
-	if err := store.CheckValue(v); err != nil {
-		return err
-	}
-	now := micros(db.clock.Now())
-	var expires any
-	if !v.ExpiresAt.IsZero() {
-		expires = micros(v.ExpiresAt)
-	}
-	err := db.Write(ctx, func(tx *Tx) error {
-		res, err := tx.Exec(`UPDATE scoped_values SET value = ?, expires_at = ?, updated_at = ?
-			WHERE area = ? AND account_id = ? AND scope = ? AND key = ?`,
-			string(v.Value), expires, now, v.Area, v.AccountID, v.Scope, v.Key)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			return nil
-		}
-		var keys int64
-		err = tx.QueryRow(`SELECT keys FROM scoped_value_usage WHERE area = ? AND account_id = ? AND scope = ?`,
-			v.Area, v.AccountID, v.Scope).Scan(&keys)
-		if err != nil && !isNoRows(err) {
-			return err
-		}
-		if keys >= store.MaxValuesPerScope {
-			// Full, unless some keys expired: those go now.
-			res, err := tx.Exec(`DELETE FROM scoped_values WHERE area = ? AND account_id = ? AND scope = ? AND expires_at <= ?`,
-				v.Area, v.AccountID, v.Scope, now)
-			if err != nil {
-				return err
-			}
-			gone, _ := res.RowsAffected()
-			if keys -= gone; keys >= store.MaxValuesPerScope {
-				return store.ValuesFull(v.Area)
-			}
-		}
-		_, err = tx.Exec(`INSERT INTO scoped_values (area, account_id, scope, key, value, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			v.Area, v.AccountID, v.Scope, v.Key, string(v.Value), expires, now)
-		if isForeignKey(err) {
-			return notFound("account", v.AccountID)
-		}
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(`INSERT INTO scoped_value_usage (area, account_id, scope, keys) VALUES (?, ?, ?, ?)
-			ON CONFLICT (area, account_id, scope) DO UPDATE SET keys = excluded.keys`, v.Area, v.AccountID, v.Scope, keys+1)
-		return err
-	})
-	return writeErr("the stored value", err)
-}
-
-// GetValue implements store.Values.
-func (db *DB) GetValue(ctx context.Context, area, accountID, scope, key string) (json.RawMessage, bool, error) {
-	if err := store.CheckValueRef(area, accountID, scope, key); err != nil {
-		return nil, false, err
-	}
-	var v string
-	err := db.ReadRow(ctx, `SELECT value FROM scoped_values WHERE area = ? AND account_id = ? AND scope = ? AND key = ?
-		AND (expires_at IS NULL OR expires_at > ?)`, area, accountID, scope, key, micros(db.clock.Now())).Scan(&v)
-	if isNoRows(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, readErr("the stored value", err)
-	}
-	return json.RawMessage(v), true, nil
-}
-
 // PruneValues implements store.Values.
 func (db *DB) PruneValues(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
@@ -244,49 +157,4 @@ func (db *DB) PruneValues(ctx context.Context, now time.Time) (int64, error) {
 		return 0, writeErr("the stored values", err)
 	}
 	return n, nil
-}
-
-// ClaimSetting implements store.Settings.
-func (db *DB) ClaimSetting(ctx context.Context, name string, value []byte) ([]byte, error) {
-	if err := store.CheckSetting(name, value); err != nil {
-		return nil, err
-	}
-	var stored []byte
-	err := db.Write(ctx, func(tx *Tx) error {
-		stored = nil
-		err := tx.QueryRow(`SELECT value FROM settings WHERE name = ?`, name).Scan(&stored)
-		if err == nil || !isNoRows(err) {
-			return err
-		}
-		stored = value
-		_, err = tx.Exec(`INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?)`, name, value, micros(db.clock.Now()))
-		return err
-	})
-	if err != nil {
-		return nil, writeErr("the setting", err)
-	}
-	return stored, nil
-}
-
-// SwapSetting implements store.Settings.
-func (db *DB) SwapSetting(ctx context.Context, name string, old, value []byte) error {
-	if err := store.CheckSetting(name, value); err != nil {
-		return err
-	}
-	err := db.Write(ctx, func(tx *Tx) error {
-		var cur []byte
-		err := tx.QueryRow(`SELECT value FROM settings WHERE name = ?`, name).Scan(&cur)
-		if isNoRows(err) {
-			return notFound("setting", name)
-		}
-		if err != nil {
-			return err
-		}
-		if string(cur) != string(old) {
-			return store.SettingChanged(name)
-		}
-		_, err = tx.Exec(`UPDATE settings SET value = ?, updated_at = ? WHERE name = ?`, value, micros(db.clock.Now()), name)
-		return err
-	})
-	return writeErr("the setting", err)
 }
