@@ -65,6 +65,9 @@ func (inv *Invoker) check(ctx context.Context, e agenthttp.Entry) (h Health) {
 		return h
 	}
 	hurl, err := agenthttp.HealthURL(e.URL)
+	if e.Protocol == agenthttp.ProtocolA2A {
+		hurl, err = CardURL(e.URL), nil // an A2A agent is healthy when its card answers
+	}
 	if err != nil {
 		h.Error = "the agent's URL has no health URL"
 		return h

@@ -56,6 +56,7 @@ type Invoker struct {
 	mu       sync.Mutex
 	breakers map[string]*breaker
 	health   map[string]Health
+	cards    map[string]cachedCard // A2A agents' cards, by agent name
 }
 
 // NewInvoker makes an Invoker.
@@ -85,13 +86,14 @@ func NewInvoker(o InvokerOptions) *Invoker {
 	}
 	c := *base
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Invoker{o: o, client: &c, breakers: map[string]*breaker{}, health: map[string]Health{}}
+	return &Invoker{o: o, client: &c, breakers: map[string]*breaker{}, health: map[string]Health{}, cards: map[string]cachedCard{}}
 }
 
 // call is one invocation's fixed parts, shared by its attempts.
 type call struct {
 	name, taskID, corr string
 	entry              agenthttp.Entry
+	input              json.RawMessage // the task's input (an A2A call sends it as a data part)
 	body               []byte
 	header             http.Header
 	sensitive          []string
@@ -129,7 +131,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.
 			}
 			return nil, fe
 		}
-		out, res := inv.attempt(ctx, c, n+1)
+		out, res := inv.attemptOf(c)(ctx, c, n+1)
 		switch {
 		case res == nil:
 			br.record(inv.o.Clock.Now(), false)
@@ -205,7 +207,7 @@ func (inv *Invoker) prepare(ctx context.Context, name, taskID string, input json
 	h.Set("Accept", "application/json")
 	h.Set(agenthttp.HeaderCorrelationID, corr)
 	h.Set(agenthttp.HeaderIdempotencyKey, taskID)
-	return &call{name: e.Name, taskID: taskID, corr: corr, entry: e, body: body, header: h, sensitive: sensitive, scrub: scrub}, nil
+	return &call{name: e.Name, taskID: taskID, corr: corr, entry: e, input: input, body: body, header: h, sensitive: sensitive, scrub: scrub}, nil
 }
 
 // authHeaders resolves the entry's credentials into headers, and returns
@@ -248,6 +250,14 @@ type result struct {
 	// counts is a failure of the agent for the breaker; agentAnswered an
 	// answer that shows the agent works (a 4xx, a status "error").
 	counts, agentAnswered bool
+}
+
+// attemptOf is how one attempt of c is made: by the agent's protocol.
+func (inv *Invoker) attemptOf(c *call) func(context.Context, *call, int) (json.RawMessage, *result) {
+	if c.entry.Protocol == agenthttp.ProtocolA2A {
+		return inv.a2aAttempt
+	}
+	return inv.attempt
 }
 
 // attempt sends the task once.

@@ -20,15 +20,32 @@ import (
 //	 "retry_config": {"max_retries": 3, "initial_delay_ms": 1000,
 //	                  "max_delay_ms": 30000, "backoff_multiplier": 2.0}}
 //
+// An entry with "protocol": "a2a" is an A2A agent: URL is its agent card's
+// URL, or the base URL its card is found under
+// (/.well-known/agent-card.json), and its calls speak A2A instead of the
+// task contract.
+//
 // Build one with NewEntry (the defaults) or DecodeEntry; Validate checks it.
 type Entry struct {
 	Name string
 	URL  string
+	// Protocol is how the agent is called: ProtocolTask ("", the default)
+	// or ProtocolA2A.
+	Protocol Protocol
 	// Auth is nil when the agent takes no credentials.
 	Auth    *AuthConfig
 	Timeout time.Duration // whole milliseconds; DefaultTimeout
 	Retry   RetryConfig
 }
+
+// Protocol is how a registered agent is called.
+type Protocol string
+
+// The protocols of the registry.
+const (
+	ProtocolTask Protocol = ""    // the task contract (POST the task, JSON answer)
+	ProtocolA2A  Protocol = "a2a" // Google A2A, found by its agent card
+)
 
 // AuthType is the kind of an auth_config.
 type AuthType string
@@ -203,6 +220,9 @@ func (e Entry) Validate() error {
 	}
 	if err := CheckURL(what, e.URL); err != nil {
 		return err
+	}
+	if e.Protocol != ProtocolTask && e.Protocol != ProtocolA2A {
+		return errorf(what, "protocol", 0, "is %s; want \"a2a\" for an A2A agent, or leave it out for the task contract", quoteShort(string(e.Protocol)))
 	}
 	if e.Timeout <= 0 || e.Timeout > MaxTimeout || e.Timeout%time.Millisecond != 0 {
 		return errorf(what, "timeout", 0, "must be 1 to %d whole milliseconds", MaxTimeout.Milliseconds())
@@ -381,11 +401,12 @@ func (e Entry) Clone() Entry {
 }
 
 type entryWire struct {
-	Name    string    `json:"name"`
-	URL     string    `json:"url"`
-	Auth    *authWire `json:"auth_config,omitempty"`
-	Timeout int64     `json:"timeout"`
-	Retry   retryWire `json:"retry_config"`
+	Name     string    `json:"name"`
+	URL      string    `json:"url"`
+	Protocol Protocol  `json:"protocol,omitempty"`
+	Auth     *authWire `json:"auth_config,omitempty"`
+	Timeout  int64     `json:"timeout"`
+	Retry    retryWire `json:"retry_config"`
 }
 
 type authWire struct {
@@ -404,7 +425,7 @@ type retryWire struct {
 }
 
 func (e Entry) wire() entryWire {
-	w := entryWire{Name: e.Name, URL: e.URL, Timeout: e.Timeout.Milliseconds(), Retry: retryWire{
+	w := entryWire{Name: e.Name, URL: e.URL, Protocol: e.Protocol, Timeout: e.Timeout.Milliseconds(), Retry: retryWire{
 		MaxRetries: e.Retry.MaxRetries, InitialDelayMs: e.Retry.InitialDelay.Milliseconds(),
 		MaxDelayMs: e.Retry.MaxDelay.Milliseconds(), BackoffMultiplier: e.Retry.BackoffMultiplier}}
 	if a := e.Auth; a != nil {
@@ -458,12 +479,13 @@ func EncodeRegistration(e Entry) ([]byte, error) {
 		return s.plain
 	}
 	out := struct {
-		Name    string     `json:"name"`
-		URL     string     `json:"url"`
-		Auth    *plainAuth `json:"auth_config,omitempty"`
-		Timeout int64      `json:"timeout"`
-		Retry   retryWire  `json:"retry_config"`
-	}{Name: w.Name, URL: w.URL, Timeout: w.Timeout, Retry: w.Retry}
+		Name     string     `json:"name"`
+		URL      string     `json:"url"`
+		Protocol Protocol   `json:"protocol,omitempty"`
+		Auth     *plainAuth `json:"auth_config,omitempty"`
+		Timeout  int64      `json:"timeout"`
+		Retry    retryWire  `json:"retry_config"`
+	}{Name: w.Name, URL: w.URL, Protocol: w.Protocol, Timeout: w.Timeout, Retry: w.Retry}
 	if w.Auth != nil {
 		pa := &plainAuth{Type: w.Auth.Type, Token: reveal(w.Auth.Token), Key: reveal(w.Auth.Key), Header: w.Auth.Header}
 		if w.Auth.Headers != nil {

@@ -4,7 +4,7 @@ import (
 	"time"
 )
 
-var entryFields = []string{"name", "url", "auth_config", "timeout", "timeout_ms", "retry_config"}
+var entryFields = []string{"name", "url", "protocol", "auth_config", "timeout", "timeout_ms", "retry_config"}
 
 // DecodeEntry reads a registry entry. Missing timeout and retry_config
 // fields take the defaults; timeout is also read as timeout_ms (both may be
@@ -33,6 +33,15 @@ func DecodeEntry(data []byte, lim Limits) (Entry, error) {
 			if e.URL, err = d.str(m, "url"); err != nil {
 				return Entry{}, err
 			}
+		case "protocol":
+			if isNull(m.raw) {
+				continue
+			}
+			p, err := d.str(m, "protocol")
+			if err != nil {
+				return Entry{}, err
+			}
+			e.Protocol = Protocol(p)
 		case "auth_config":
 			if isNull(m.raw) {
 				continue
