@@ -79,6 +79,8 @@ type Options struct {
 	// Session overrides the limits of A2E sessions from cfg.Session (zero
 	// fields: cfg's).
 	Session SessionConfig
+	// MCP bounds MCP sessions (zero fields: the defaults).
+	MCP MCPConfig
 }
 
 // Open wires an App from cfg and starts its background work (recovery of
@@ -262,6 +264,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		Metrics:           cfg.Metrics.Enabled,
 		Session:           sessionConfig(cfg.Session, o.Session),
+		MCP:               o.MCP,
 		PublicRegistry:    cfg.A2S.PublicRegistry,
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
