@@ -264,7 +264,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		Metrics:           cfg.Metrics.Enabled,
 		Session:           sessionConfig(cfg.Session, o.Session),
-		MCP:               o.MCP,
+		MCP:               mcpConfig(cfg.MCP.Serve, o.MCP),
 		PublicRegistry:    cfg.A2S.PublicRegistry,
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
@@ -481,3 +481,29 @@ func (w *retryAfterWriter) WriteHeader(code int) {
 func (w *retryAfterWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *retryAfterWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+// mcpConfig is the MCP server's configuration from c, with o's non-zero
+// fields over it.
+func mcpConfig(c config.MCPServe, o MCPConfig) MCPConfig {
+	mc := MCPConfig{MaxSessions: c.MaxSessions, MaxSessionsPerAccount: c.MaxSessionsPerAccount, IdleTimeout: c.IdleTimeout,
+		PageSize: c.PageSize, AllowedHosts: c.AllowedHosts, AllowedOrigins: c.AllowedOrigins, ServerVersion: o.ServerVersion}
+	if o.MaxSessions > 0 {
+		mc.MaxSessions = o.MaxSessions
+	}
+	if o.MaxSessionsPerAccount > 0 {
+		mc.MaxSessionsPerAccount = o.MaxSessionsPerAccount
+	}
+	if o.IdleTimeout > 0 {
+		mc.IdleTimeout = o.IdleTimeout
+	}
+	if o.PageSize > 0 {
+		mc.PageSize = o.PageSize
+	}
+	if o.AllowedHosts != nil {
+		mc.AllowedHosts = o.AllowedHosts
+	}
+	if o.AllowedOrigins != nil {
+		mc.AllowedOrigins = o.AllowedOrigins
+	}
+	return mc
+}
