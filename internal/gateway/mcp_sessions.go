@@ -61,11 +61,13 @@ func (t *mcpSessions) get(id string) *mcpSession {
 
 // started follows ms once the request that opened it is answered: a session
 // the go-sdk kept (it was initialized) is forgotten when it ends, one it
-// dropped at once.
+// drops (the request was no initialize, or a refused one) at once.
 func (t *mcpSessions) started(ms *mcpSession) {
 	var ss *mcp.ServerSession
 	for s := range ms.server.Sessions() {
-		ss = s
+		if s.InitializeParams() != nil {
+			ss = s
+		}
 	}
 	if ss == nil {
 		t.forget(ms)
