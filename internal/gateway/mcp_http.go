@@ -1,7 +1,11 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/policy"
 )
 
@@ -124,6 +129,20 @@ func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.sdk.ServeHTTP(w, r) // the go-sdk's answer: a session id is needed
 		return
 	}
+	// Only an initialize opens a session that lasts, so only it takes one
+	// of the bounded slots; any other message without a session (a newer
+	// host's server/discover, which this stateful server refuses) is
+	// answered by a session of its own that the go-sdk drops at once.
+	initialize, err := peekInitialize(w, r, h.s.cfg.MaxBodyBytes)
+	if err != nil {
+		writeRPCError(w, fault.From(err).Kind.HTTPStatus(), err)
+		return
+	}
+	if !initialize {
+		ms := h.s.newMCPSession(ids.New(ids.MCPSession), auth)
+		h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newSessionKey{}, ms)))
+		return
+	}
 	ms, err := h.sessions.open(auth)
 	if err != nil {
 		writeRPCError(w, fault.From(err).Kind.HTTPStatus(), err)
@@ -131,6 +150,25 @@ func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newSessionKey{}, ms)))
 	h.sessions.started(ms)
+}
+
+// peekInitialize reads r's body (at most limit bytes: the key has been
+// checked) and says whether it is an initialize request; the body is put
+// back for the go-sdk's handler.
+func peekInitialize(w http.ResponseWriter, r *http.Request, limit int64) (bool, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return false, fault.New(fault.TooLarge, "the message is over the limit of %d bytes", limit)
+		}
+		return false, fault.New(fault.Invalid, "the message could not be read: %v", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	var head struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(b, &head) == nil && head.Method == "initialize", nil
 }
 
 // checkHostAndOrigin refuses a request whose Host is not one the server

@@ -38,7 +38,7 @@ func mcpConnect(t *testing.T, s *testServer, key string, opts *mcp.ClientOptions
 		HTTPClient: &http.Client{Transport: bearer{key, http.DefaultTransport}}}
 	cs, err := c.Connect(context.Background(), tr, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(err, s.logs.String())
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
