@@ -38,7 +38,7 @@ func mcpConnect(t *testing.T, s *testServer, key string, opts *mcp.ClientOptions
 		HTTPClient: &http.Client{Transport: bearer{key, http.DefaultTransport}}}
 	cs, err := c.Connect(context.Background(), tr, nil)
 	if err != nil {
-		t.Fatal(err, s.logs.String())
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
@@ -474,5 +474,33 @@ func TestMCPResultsHoldNoSecret(t *testing.T) {
 				t.Fatalf("a result holds the secret: %s", all.String())
 			}
 		})
+	}
+}
+
+// A capability is cap.<ns>_<id> to a host (the sluice name in _meta), with
+// an output schema its structured results meet, waiting or done.
+func TestMCPCapabilityTools(t *testing.T) {
+	s := newServer(t)
+	s.call("POST", "/api/v1/a2s/registry", s.admin, map[string]any{"namespace": "finance", "document": withChecksum(t, approveCap)}).want(t, http.StatusCreated)
+	_, key := s.account(map[string]any{"capability_level": "basic"}, nil)
+	cs := mcpConnect(t, s, key, nil)
+	tools := listAll(t, cs)
+	capTool := tools["cap.finance_Approve"]
+	if capTool == nil || capTool.Meta["sluice/name"] != "cap.finance/Approve" || capTool.OutputSchema == nil || tools["capability.decide"] == nil {
+		t.Fatalf("tools: %v", keys(tools))
+	}
+	// The go-sdk's client checks structuredContent against the output schema.
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "cap.finance_Approve", Arguments: map[string]any{"amount": 9}})
+	if err != nil || r.IsError {
+		t.Fatalf("%v %s", err, text(r))
+	}
+	sc, _ := r.StructuredContent.(map[string]any)
+	if sc["status"] != "waiting" {
+		t.Fatalf("run: %v", r.StructuredContent)
+	}
+	r, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "capability.decide", Arguments: map[string]any{
+		"run_id": sc["run_id"], "answer": map[string]any{"verdict": "no"}}})
+	if err != nil || r.IsError || !strings.Contains(text(r), `"verdict":"refused"`) {
+		t.Fatalf("decide: %v %s", err, text(r))
 	}
 }
