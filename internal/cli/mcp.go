@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goio "io"
 	"net/http"
 	"os"
 	"sync/atomic"
@@ -39,7 +38,8 @@ Only MCP messages go to stdout; logs go to stderr.`,
 			if key == "" {
 				return fail(ExitInvalid, "no API key: set SLUICE_API_KEY")
 			}
-			t := &mcp.IOTransport{Reader: goio.NopCloser(io.In), Writer: nopWriteCloser{io.Out}}
+			std := newMCPStdio(cmd.Context(), io.In, io.Out)
+			t := &mcp.IOTransport{Reader: std, Writer: std}
 			if url != "" {
 				return relayMCP(cmd.Context(), t, url, key)
 			}
@@ -157,7 +157,3 @@ func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
-
-type nopWriteCloser struct{ goio.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

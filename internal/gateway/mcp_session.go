@@ -49,6 +49,9 @@ func (s *Server) newMCPSession(id string, auth *ConnAuth) *mcpSession {
 		PageSize:     cfg.PageSize,
 		GetSessionID: func() string { return id },
 		Logger:       s.log.With("component", "mcp", "session", id),
+		// A list is the account's, and grants change: no one else may keep
+		// it, and it is stale at once.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope, c.TTLMs = "private", 0 },
 	})
 	ms.server.AddReceivingMiddleware(ms.loadTools)
 	ms.server.AddTool(searchTool(), ms.search)
