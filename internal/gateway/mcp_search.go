@@ -56,7 +56,7 @@ func (ms *mcpSession) search(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	limit = min(limit, searchMaxLimit)
 	f := ms.dispatch(ctx, e2a.MethodToolList, map[string]any{"query": in.Query}, nil)
 	if f.Kind == e2a.KindError {
-		return callResult(f, false)
+		return callResult(f, searchToolName, false)
 	}
 	found, err := toolsOfFrame(f.Body["result"])
 	if err != nil {

@@ -33,8 +33,9 @@ type mcpSession struct {
 // mcpTool is one tool of a session: its sluice name and a digest of what
 // the host was told of it, to tell a changed tool from the same one.
 type mcpTool struct {
-	name   string
-	digest [sha256.Size]byte
+	name       string
+	structured bool // it has an output schema: its results must be objects
+	digest     [sha256.Size]byte
 }
 
 // newMCPSession makes the session's MCP server; its tools are loaded at the
@@ -63,8 +64,8 @@ const mcpInstructions = "sluice runs whitelisted work under your account's grant
 	"with sluice (mcp.*). With many tools, call sluice.search with what you need to find the few that fit."
 
 // loadTools brings the session's tool set up to date before a tools/list
-// (its first page) and before a call of a name it does not have yet (a host
-// that found the tool with sluice.search, or one that came since the list).
+// (its first page), and answers a call of a name it has not listed
+// (callUnlisted).
 func (ms *mcpSession) loadTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch r := req.(type) {
@@ -76,9 +77,11 @@ func (ms *mcpSession) loadTools(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case *mcp.CallToolRequest:
 			if r.Params != nil && !ms.has(r.Params.Name) {
-				if err := ms.syncTools(ctx); err != nil {
+				res, err := ms.callUnlisted(ctx, r)
+				if err != nil {
 					return nil, err
 				}
+				return res, nil
 			}
 		}
 		return next(ctx, method, req)
@@ -119,10 +122,10 @@ func (ms *mcpSession) syncTools(ctx context.Context) error {
 		if err != nil {
 			continue // not reached: a tool's parts are JSON
 		}
-		entry := mcpTool{name: t.Name, digest: sha256.Sum256(b)}
+		entry := mcpTool{name: t.Name, structured: tool.OutputSchema != nil, digest: sha256.Sum256(b)}
 		next[tool.Name] = entry
 		if old, ok := ms.tool(tool.Name); !ok || old != entry {
-			adds = append(adds, added{tool, ms.callTool(t.Name, tool.OutputSchema != nil)})
+			adds = append(adds, added{tool, ms.callTool(t.Name, entry.structured)})
 		}
 	}
 	ms.mu.Lock()

@@ -17,6 +17,10 @@ import (
 // host sees another one (mcpToolNames).
 const metaToolName = "sluice/name"
 
+// mcpTimeoutGrace (seconds) is added to the account's execution time to
+// make a call's timeout.
+const mcpTimeoutGrace = 1
+
 // metaErrorCode is the _meta key of a failed call's E2A error code.
 const metaErrorCode = "sluice/code"
 
@@ -79,43 +83,81 @@ func outputSchema(t tools.Tool) json.RawMessage {
 }
 
 // callTool is the handler of the sluice tool name: a tools/call becomes a
-// tool.call through the dispatcher. The call streams when the host asked
-// for progress; its timeout is the account's execution time.
+// tool.call through the dispatcher.
 func (ms *mcpSession) callTool(name string, structured bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		params := map[string]any{"tool_name": name}
-		if len(req.Params.Arguments) > 0 {
-			var args any
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments are not JSON: " + err.Error()}
-			}
-			if args != nil {
-				params["arguments"] = args
-			}
+		f, err := ms.call(ctx, req, name)
+		if err != nil {
+			return nil, err
 		}
-		if t := ms.auth.limits().MaxExecutionTimeMs; t > 0 {
-			params["timeout"] = min(float64(t)/1000, maxToolTimeout)
-		}
-		progress := progressNotifier(ctx, req.Session, req.Params.GetProgressToken())
-		if progress != nil {
-			params["streaming"] = true
-		}
-		return callResult(ms.dispatch(ctx, e2a.MethodToolCall, params, progress), structured)
+		return callResult(f, name, structured)
 	}
 }
 
-// callResult renders tool.call's final frame. A call that could not run is
-// a failed tool result (isError) with its code and message, so the model
-// reads why; only a refused authentication is a JSON-RPC error, as it is no
-// answer of the tool's. A result is its data as text, and as
+// call dispatches req as tool.call of the sluice tool name and returns its
+// final frame. The call streams when the host asked for progress; its
+// timeout is the account's execution time.
+func (ms *mcpSession) call(ctx context.Context, req *mcp.CallToolRequest, name string) (*e2a.Response, error) {
+	params := map[string]any{"tool_name": name}
+	if len(req.Params.Arguments) > 0 {
+		var args any
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments are not JSON: " + err.Error()}
+		}
+		if args != nil {
+			params["arguments"] = args
+		}
+	}
+	if t := ms.auth.limits().MaxExecutionTimeMs; t > 0 {
+		// The grace lets an execution end on its own budget (a TimeoutError
+		// it reports) before the call's context ends it as cancelled; the
+		// other tools are bounded by it.
+		params["timeout"] = min(float64(t)/1000+mcpTimeoutGrace, maxToolTimeout)
+	}
+	progress := progressNotifier(ctx, req.Session, req.Params.GetProgressToken())
+	if progress != nil {
+		params["streaming"] = true
+	}
+	return ms.dispatch(ctx, e2a.MethodToolCall, params, progress), nil
+}
+
+// callUnlisted answers a tools/call of a name the session has not listed
+// (a host that never asked tools/list, or a tool that came since): it is
+// called as the sluice name it is, which costs no listing; only when no
+// tool has that name is the list loaded, in case the name is one the
+// mapping gave (cap.<ns>_<id>).
+func (ms *mcpSession) callUnlisted(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	f, err := ms.call(ctx, req, name)
+	if err != nil {
+		return nil, err
+	}
+	if unknownTool(f, name) && ms.syncTools(ctx) == nil {
+		if t, ok := ms.tool(name); ok && t.name != name {
+			return ms.callTool(t.name, t.structured)(ctx, req)
+		}
+	}
+	return callResult(f, name, false)
+}
+
+// callResult renders tool.call's final frame for the tool name. A call that
+// could not run is a failed tool result (isError) with its code and message,
+// so the model reads why. What is no answer of the tool's is a JSON-RPC
+// error: a refused authentication (fault's code), and a name no tool has,
+// which MCP answers with Invalid params (-32602) — fault's not_found code,
+// -32004, is the go-sdk's "server is closing", which its client reads as a
+// closed connection. A result is its data as text, and as
 // structuredContent when the data is an object.
-func callResult(f *e2a.Response, structured bool) (*mcp.CallToolResult, error) {
+func callResult(f *e2a.Response, name string, structured bool) (*mcp.CallToolResult, error) {
 	if f.Kind == e2a.KindError {
 		code, _ := f.Body["code"].(string)
-		if code == fault.Unauthenticated.String() {
-			return nil, rpcError(f)
-		}
 		msg, _ := f.Body["message"].(string)
+		switch {
+		case code == fault.Unauthenticated.String():
+			return nil, rpcError(f)
+		case unknownTool(f, name):
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+		}
 		return failedResult(code, msg, nil), nil
 	}
 	r, ok := f.Body["result"].(*tools.Result)
@@ -126,7 +168,11 @@ func callResult(f *e2a.Response, structured bool) (*mcp.CallToolResult, error) {
 		}
 	}
 	if !r.Success {
-		return failedResult(r.ErrorCode, r.Error, r.Data), nil
+		msg := r.Error
+		if msg == "" {
+			msg = r.Summary // a cancelled execution has no error, but says how it ended
+		}
+		return failedResult(r.ErrorCode, msg, r.Data), nil
 	}
 	text, raw := renderData(r.Data)
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
@@ -171,6 +217,27 @@ func renderData(data any) (string, json.RawMessage) {
 		return s, raw
 	}
 	return string(raw), raw
+}
+
+// unknownTool says f is the dispatcher's answer that no tool is named name
+// (tools.UnknownTool).
+func unknownTool(f *e2a.Response, name string) bool {
+	code, _ := f.Body["code"].(string)
+	return f.Kind == e2a.KindError && code == fault.NotFound.String() && detailTool(f) == name
+}
+
+// detailTool is the tool an error frame's details name.
+func detailTool(f *e2a.Response) string {
+	var obj struct {
+		Details map[string]any `json:"details"`
+	}
+	if o, ok := f.Body["details"].(fault.Object); ok {
+		obj.Details = o.Details
+	} else if remarshalAny(f.Body["details"], &obj) != nil {
+		return ""
+	}
+	tool, _ := obj.Details["tool"].(string)
+	return tool
 }
 
 // rpcError is an e2a.error frame as a JSON-RPC error: the code from fault's
