@@ -46,7 +46,7 @@ func (s *Server) newMCPSession(id string, auth *ConnAuth) *mcpSession {
 	ms.server = mcp.NewServer(&mcp.Implementation{Name: "sluice", Title: "sluice", Version: cfg.ServerVersion}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		// list_changed is not sent yet: a host sees changes at its next tools/list.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 		PageSize:     cfg.PageSize,
 		GetSessionID: func() string { return id },
 		Logger:       s.log.With("component", "mcp", "session", id),
@@ -56,6 +56,7 @@ func (s *Server) newMCPSession(id string, auth *ConnAuth) *mcpSession {
 	})
 	ms.server.AddReceivingMiddleware(ms.loadTools)
 	ms.server.AddTool(searchTool(), ms.search)
+	ms.addResources()
 	return ms
 }
 
@@ -65,10 +66,12 @@ const mcpInstructions = "sluice runs whitelisted work under your account's grant
 
 // loadTools brings the session's tool set up to date before a tools/list
 // (its first page), and answers a call of a name it has not listed
-// (callUnlisted).
+// (callUnlisted) and resources/list (the account's, not the server's).
 func (ms *mcpSession) loadTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch r := req.(type) {
+		case *mcp.ListResourcesRequest:
+			return ms.listResources(ctx)
 		case *mcp.ListToolsRequest:
 			if r.Params == nil || r.Params.Cursor == "" {
 				if err := ms.syncTools(ctx); err != nil {

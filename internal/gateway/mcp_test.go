@@ -504,3 +504,51 @@ func TestMCPCapabilityTools(t *testing.T) {
 		t.Fatalf("decide: %v %s", err, text(r))
 	}
 }
+
+// The account's executions and the published capabilities are resources,
+// read through the dispatcher: another account's execution is not found.
+func TestMCPResources(t *testing.T) {
+	s := newServer(t)
+	s.call("POST", "/api/v1/a2s/registry", s.admin, map[string]any{"namespace": "finance", "document": withChecksum(t, approveCap)}).want(t, http.StatusCreated)
+	_, key := s.anyAccount()
+	_, other := s.anyAccount()
+	doc := jsonl(`{"type":"operationUpdate","operationId":"w","operation":{"Wait":{"duration":1}}}`,
+		`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["w"]}`)
+	execID := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc}).want(t, http.StatusOK).str("execution_id")
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			ctx := context.Background()
+			cs := tr.connect(t, s, key, nil)
+			list, err := cs.ListResources(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			uris := map[string]bool{}
+			for _, r := range list.Resources {
+				uris[r.URI] = true
+			}
+			if !uris["sluice://executions/"+execID] || !uris["sluice://capabilities/finance/Approve@1.2.0"] {
+				t.Fatalf("resources: %v", uris)
+			}
+			templates, err := cs.ListResourceTemplates(ctx, nil)
+			if err != nil || len(templates.ResourceTemplates) != 2 {
+				t.Fatalf("templates: %v %v", templates, err)
+			}
+			r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "sluice://executions/" + execID})
+			if err != nil || !strings.Contains(r.Contents[0].Text, `"status":"success"`) {
+				t.Fatalf("the execution: %v %v", r, err)
+			}
+			r, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "sluice://capabilities/finance/Approve@%5E1"})
+			if err != nil || !strings.Contains(r.Contents[0].Text, "id: Approve") || r.Contents[0].URI != "sluice://capabilities/finance/Approve@1.2.0" {
+				t.Fatalf("the capability: %+v %v", r, err)
+			}
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "sluice://executions/exec-000000000000000000000000"}); err == nil {
+				t.Fatal("a missing execution was read")
+			}
+			theirs := tr.connect(t, s, other, nil)
+			if _, err := theirs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "sluice://executions/" + execID}); err == nil || !strings.Contains(err.Error(), "not found") {
+				t.Fatalf("another account read the execution: %v", err)
+			}
+		})
+	}
+}

@@ -241,9 +241,17 @@ func detailTool(f *e2a.Response) string {
 }
 
 // rpcError is an e2a.error frame as a JSON-RPC error: the code from fault's
-// table, the frame's message.
+// table, the frame's message, its E2A code as data. The two codes of the
+// table the go-sdk's jsonrpc2 reserves for a closing connection (-32003,
+// -32004: its client would report a closed connection) are sent as Invalid
+// request.
 func rpcError(f *e2a.Response) *jsonrpc.Error {
 	code, _ := f.Body["code"].(string)
 	msg, _ := f.Body["message"].(string)
-	return &jsonrpc.Error{Code: int64(fault.RowOf(code).JSONRPC), Message: msg}
+	n := int64(fault.RowOf(code).JSONRPC)
+	if n == -32003 || n == -32004 {
+		n = jsonrpc.CodeInvalidRequest
+	}
+	data, _ := json.Marshal(map[string]string{"code": code})
+	return &jsonrpc.Error{Code: n, Message: msg, Data: data}
 }
