@@ -45,7 +45,7 @@ func TestDefaults(t *testing.T) {
 			MaxUnauthenticated: 256, MaxUnauthenticatedPerAddress: 32},
 		MCP: config.MCP{Commands: map[string]config.MCPCommand{}, ConnectTimeout: 10 * time.Second, CallTimeout: 30 * time.Second,
 			IdleTimeout: 5 * time.Minute, MaxResultBytes: 1 << 20,
-			Serve: config.MCPServe{MaxSessions: 1000, MaxSessionsPerAccount: 32, IdleTimeout: 10 * time.Minute, PageSize: 100,
+			Serve: config.MCPServe{MaxSessions: 1000, MaxSessionsPerAccount: 32, IdleTimeout: 10 * time.Minute, PageSize: 100, ListChangedInterval: 30 * time.Second,
 				AllowedHosts: []string{}, AllowedOrigins: []string{}}},
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},

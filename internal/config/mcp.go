@@ -38,6 +38,9 @@ type MCPServe struct {
 	MaxSessionsPerAccount int           `yaml:"max_sessions_per_account"`
 	IdleTimeout           time.Duration `yaml:"idle_timeout"`
 	PageSize              int           `yaml:"page_size"`
+	// ListChangedInterval is how often an account's tools are compared
+	// with what its sessions' hosts were told (notifications/tools/list_changed).
+	ListChangedInterval time.Duration `yaml:"list_changed_interval"`
 	// AllowedHosts are the Host names /mcp answers (empty: any, but a
 	// request to a loopback address must name a loopback host).
 	AllowedHosts []string `yaml:"allowed_hosts"`
@@ -89,6 +92,7 @@ func (d *decoder) validateMCP(m MCP) {
 	d.intIn("mcp.serve.max_sessions_per_account", int64(m.Serve.MaxSessionsPerAccount), 1, 1_000_000)
 	d.durationIn("mcp.serve.idle_timeout", m.Serve.IdleTimeout, time.Second, 24*time.Hour)
 	d.intIn("mcp.serve.page_size", int64(m.Serve.PageSize), 1, 10_000)
+	d.durationIn("mcp.serve.list_changed_interval", m.Serve.ListChangedInterval, time.Second, time.Hour)
 }
 
 func validMCPName(s string) bool {

@@ -486,7 +486,8 @@ func (w *retryAfterWriter) Flush() { _ = http.NewResponseController(w.ResponseWr
 // fields over it.
 func mcpConfig(c config.MCPServe, o MCPConfig) MCPConfig {
 	mc := MCPConfig{MaxSessions: c.MaxSessions, MaxSessionsPerAccount: c.MaxSessionsPerAccount, IdleTimeout: c.IdleTimeout,
-		PageSize: c.PageSize, AllowedHosts: c.AllowedHosts, AllowedOrigins: c.AllowedOrigins, ServerVersion: o.ServerVersion}
+		PageSize: c.PageSize, ListChangedEvery: c.ListChangedInterval, AllowedHosts: c.AllowedHosts, AllowedOrigins: c.AllowedOrigins,
+		ServerVersion: o.ServerVersion}
 	if o.MaxSessions > 0 {
 		mc.MaxSessions = o.MaxSessions
 	}
@@ -498,6 +499,9 @@ func mcpConfig(c config.MCPServe, o MCPConfig) MCPConfig {
 	}
 	if o.PageSize > 0 {
 		mc.PageSize = o.PageSize
+	}
+	if o.ListChangedEvery > 0 {
+		mc.ListChangedEvery = o.ListChangedEvery
 	}
 	if o.AllowedHosts != nil {
 		mc.AllowedHosts = o.AllowedHosts

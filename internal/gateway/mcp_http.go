@@ -28,6 +28,10 @@ type MCPConfig struct {
 	MaxSessionsPerAccount int           // default 32
 	IdleTimeout           time.Duration // a session without a request this long ends (default 10 min)
 	PageSize              int           // tools per tools/list page (default 100)
+	// ListChangedEvery is how often each account with a session that has
+	// listed its tools has its tools compared with what it was told
+	// (default 30 s); a change is sent as notifications/tools/list_changed.
+	ListChangedEvery time.Duration
 	// AllowedHosts, when set, are the only Host headers /mcp answers (the
 	// names a proxy in front forwards). Without it, a request that came to
 	// a loopback address must name a loopback host (DNS rebinding).
@@ -51,6 +55,9 @@ func (c MCPConfig) withDefaults() MCPConfig {
 	}
 	if c.PageSize <= 0 {
 		c.PageSize = 100
+	}
+	if c.ListChangedEvery <= 0 {
+		c.ListChangedEvery = 30 * time.Second
 	}
 	if c.ServerVersion == "" {
 		c.ServerVersion = "dev"
@@ -148,6 +155,7 @@ func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, fault.From(err).Kind.HTTPStatus(), err)
 		return
 	}
+	ms.preload(r.Context())
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newSessionKey{}, ms)))
 	h.sessions.started(ms)
 }

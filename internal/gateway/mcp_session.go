@@ -45,8 +45,9 @@ func (s *Server) newMCPSession(id string, auth *ConnAuth) *mcpSession {
 	ms := &mcpSession{id: id, srv: s, auth: auth, keyID: auth.KeyID(), tools: map[string]mcpTool{}}
 	ms.server = mcp.NewServer(&mcp.Implementation{Name: "sluice", Title: "sluice", Version: cfg.ServerVersion}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
-		// list_changed is not sent yet: a host sees changes at its next tools/list.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+		// list_changed: the sessions' watch (mcpSessions.watch) finds an
+		// account's tools changed and applies them; the go-sdk tells the host.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
 		PageSize:     cfg.PageSize,
 		GetSessionID: func() string { return id },
 		Logger:       s.log.With("component", "mcp", "session", id),
@@ -102,12 +103,19 @@ func (ms *mcpSession) has(name string) bool {
 // makes the session's MCP server list exactly those: new and changed tools
 // are added, gone ones removed.
 func (ms *mcpSession) syncTools(ctx context.Context) error {
-	ms.syncMu.Lock()
-	defer ms.syncMu.Unlock()
 	list, err := ms.listTools(ctx)
 	if err != nil {
 		return err
 	}
+	ms.applyTools(list)
+	return nil
+}
+
+// applyTools makes the session's MCP server list exactly list; the go-sdk
+// tells the host (notifications/tools/list_changed) when that changed it.
+func (ms *mcpSession) applyTools(list []tools.Tool) {
+	ms.syncMu.Lock()
+	defer ms.syncMu.Unlock()
 	names := make([]string, len(list))
 	for i, t := range list {
 		names[i] = t.Name
@@ -146,7 +154,30 @@ func (ms *mcpSession) syncTools(ctx context.Context) error {
 	if len(gone) > 0 {
 		ms.server.RemoveTools(gone...)
 	}
-	return nil
+}
+
+// preload gives a new session, before it is connected, the account's tools
+// from the catalogue (as the watch takes them): the host's first tools/list
+// then changes nothing, and no list_changed follows it.
+func (ms *mcpSession) preload(ctx context.Context) {
+	if ms.srv.svc.Tools == nil {
+		return
+	}
+	p, err := ms.auth.principal(ctx, ms.srv.dispatcher)
+	if err != nil {
+		return
+	}
+	if list, err := ms.srv.svc.Tools.List(ctx, p, tools.ListOptions{}); err == nil {
+		ms.applyTools(list)
+	}
+}
+
+// listed says the host has had the session's tools: only then is a change
+// worth telling it.
+func (ms *mcpSession) listed() bool {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	return len(ms.tools) > 0
 }
 
 func (ms *mcpSession) tool(name string) (mcpTool, bool) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
+	"github.com/sluicehq/sluice/internal/tools"
 )
 
 // mcpSessions are the server's live MCP sessions: bounded in number (on the
@@ -110,9 +111,14 @@ func (t *mcpSessions) sweep() {
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	watch := time.NewTicker(t.cfg.ListChangedEvery)
+	defer watch.Stop()
 	for {
 		select {
 		case <-tick.C:
+		case <-watch.C:
+			t.watch()
+			continue
 		case <-t.s.sessionsCtx.Done():
 			t.closeAll()
 			return
@@ -133,6 +139,43 @@ func (t *mcpSessions) sweep() {
 				t.s.log.Info("mcp session ended: its key no longer authenticates", "session", ms.id)
 				ms.close()
 			}
+		}
+	}
+}
+
+// watch gives each session that has listed its tools the account's tools
+// as they are now: the go-sdk sends notifications/tools/list_changed to a
+// session whose tools that changed (a grant, a capability published, an MCP
+// server registered). The list is taken from the tool catalogue once per
+// account, not through the dispatcher: it is the server's own look, not a
+// request of the account's, so it is neither audited nor counted against
+// its rate limits; the host's next tools/list is.
+func (t *mcpSessions) watch() {
+	if t.s.svc.Tools == nil {
+		return
+	}
+	byAccount := map[string][]*mcpSession{}
+	t.mu.Lock()
+	for _, ms := range t.byID {
+		if ms.listed() {
+			id := ms.auth.AccountID()
+			byAccount[id] = append(byAccount[id], ms)
+		}
+	}
+	t.mu.Unlock()
+	ctx := t.s.sessionsCtx
+	for _, sessions := range byAccount {
+		p, err := sessions[0].auth.principal(ctx, t.s.dispatcher)
+		if err != nil {
+			continue // the sweep ends a session whose key is refused
+		}
+		list, err := t.s.svc.Tools.List(ctx, p, tools.ListOptions{})
+		if err != nil {
+			t.s.log.Debug("mcp: the account's tools could not be listed", "account", p.ID, "error", err)
+			continue
+		}
+		for _, ms := range sessions {
+			ms.applyTools(list)
 		}
 	}
 }
@@ -173,6 +216,7 @@ func (s *Server) ServeMCP(ctx context.Context, t mcp.Transport, key string) erro
 	if err != nil {
 		return err
 	}
+	ms.preload(ctx)
 	ss, err := ms.server.Connect(ctx, t, nil)
 	if err != nil {
 		s.mcp.sessions.forget(ms)

@@ -552,3 +552,32 @@ func TestMCPResources(t *testing.T) {
 		})
 	}
 }
+
+// A grant given while a session is open reaches its host as
+// notifications/tools/list_changed, and its next list has the tool.
+func TestMCPToolListChanged(t *testing.T) {
+	s := newServer(t, withMCP(gateway.MCPConfig{ListChangedEvery: 50 * time.Millisecond}))
+	gateway.SetConnRecheck(s.app.Server, 10*time.Millisecond)
+	id, key := s.account(map[string]any{"operations": []string{"FilterData"}}, nil)
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			s.call("PATCH", "/api/v1/admin/accounts/"+id, s.admin, map[string]any{"permissions": map[string]any{"operations": []string{"FilterData"}}}).want(t, http.StatusOK)
+			changed := make(chan struct{}, 16)
+			cs := tr.connect(t, s, key, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+				changed <- struct{}{}
+			}})
+			if tools := listAll(t, cs); tools["op.TransformData"] != nil || tools["op.FilterData"] == nil {
+				t.Fatalf("before: %v", keys(tools))
+			}
+			s.call("PATCH", "/api/v1/admin/accounts/"+id, s.admin, map[string]any{"permissions": map[string]any{"operations": []string{"FilterData", "TransformData"}}}).want(t, http.StatusOK)
+			select {
+			case <-changed:
+			case <-time.After(15 * time.Second):
+				t.Fatal("no notifications/tools/list_changed")
+			}
+			if tools := listAll(t, cs); tools["op.TransformData"] == nil {
+				t.Fatalf("after: %v", keys(tools))
+			}
+		})
+	}
+}
