@@ -436,27 +436,13 @@ func sessionConfig(c config.Session, o SessionConfig) SessionConfig {
 		MaxUnauthenticated:           c.MaxUnauthenticated,
 		MaxUnauthenticatedPerAddress: c.MaxUnauthenticatedPerAddress,
 	}
-	if o.MaxLineBytes > 0 {
-		sc.MaxLineBytes = o.MaxLineBytes
-	}
-	if o.MaxParallel > 0 {
-		sc.MaxParallel = o.MaxParallel
-	}
-	if o.CallsPerSecond > 0 {
-		sc.CallsPerSecond = o.CallsPerSecond
-	}
-	if o.HandshakeTimeout > 0 {
-		sc.HandshakeTimeout = o.HandshakeTimeout
-	}
-	if o.ShutdownTimeout > 0 {
-		sc.ShutdownTimeout = o.ShutdownTimeout
-	}
-	if o.MaxUnauthenticated > 0 {
-		sc.MaxUnauthenticated = o.MaxUnauthenticated
-	}
-	if o.MaxUnauthenticatedPerAddress > 0 {
-		sc.MaxUnauthenticatedPerAddress = o.MaxUnauthenticatedPerAddress
-	}
+	override(&sc.MaxLineBytes, o.MaxLineBytes)
+	override(&sc.MaxParallel, o.MaxParallel)
+	override(&sc.CallsPerSecond, o.CallsPerSecond)
+	override(&sc.HandshakeTimeout, o.HandshakeTimeout)
+	override(&sc.ShutdownTimeout, o.ShutdownTimeout)
+	override(&sc.MaxUnauthenticated, o.MaxUnauthenticated)
+	override(&sc.MaxUnauthenticatedPerAddress, o.MaxUnauthenticatedPerAddress)
 	return sc
 }
 
@@ -488,21 +474,11 @@ func mcpConfig(c config.MCPServe, o MCPConfig) MCPConfig {
 	mc := MCPConfig{MaxSessions: c.MaxSessions, MaxSessionsPerAccount: c.MaxSessionsPerAccount, IdleTimeout: c.IdleTimeout,
 		PageSize: c.PageSize, ListChangedEvery: c.ListChangedInterval, AllowedHosts: c.AllowedHosts, AllowedOrigins: c.AllowedOrigins,
 		ServerVersion: o.ServerVersion}
-	if o.MaxSessions > 0 {
-		mc.MaxSessions = o.MaxSessions
-	}
-	if o.MaxSessionsPerAccount > 0 {
-		mc.MaxSessionsPerAccount = o.MaxSessionsPerAccount
-	}
-	if o.IdleTimeout > 0 {
-		mc.IdleTimeout = o.IdleTimeout
-	}
-	if o.PageSize > 0 {
-		mc.PageSize = o.PageSize
-	}
-	if o.ListChangedEvery > 0 {
-		mc.ListChangedEvery = o.ListChangedEvery
-	}
+	override(&mc.MaxSessions, o.MaxSessions)
+	override(&mc.MaxSessionsPerAccount, o.MaxSessionsPerAccount)
+	override(&mc.IdleTimeout, o.IdleTimeout)
+	override(&mc.PageSize, o.PageSize)
+	override(&mc.ListChangedEvery, o.ListChangedEvery)
 	if o.AllowedHosts != nil {
 		mc.AllowedHosts = o.AllowedHosts
 	}
@@ -510,4 +486,12 @@ func mcpConfig(c config.MCPServe, o MCPConfig) MCPConfig {
 		mc.AllowedOrigins = o.AllowedOrigins
 	}
 	return mc
+}
+
+// override sets *dst to v when v is set (a value above zero): an option
+// given over the configuration's.
+func override[T int | float64 | time.Duration](dst *T, v T) {
+	if v > 0 {
+		*dst = v
+	}
 }

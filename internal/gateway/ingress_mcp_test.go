@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,27 +17,10 @@ import (
 // go-sdk's client, over Streamable HTTP and over the stdio server
 // (Server.ServeMCP, here on an in-memory pipe).
 
-// statusOf keeps the last HTTP status an MCP client saw.
-type statusOf struct {
-	next   http.RoundTripper
-	key    string
-	status atomic.Int64
-}
-
-func (s *statusOf) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+s.key)
-	resp, err := s.next.RoundTrip(r)
-	if err == nil {
-		s.status.Store(int64(resp.StatusCode))
-	}
-	return resp, err
-}
-
 func mcpHTTPDriver(e *ingressEnv, call callSpec, key string, underway func()) (exchange, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hungAfter)
 	defer cancel()
-	rt := &statusOf{next: http.DefaultTransport, key: key}
+	rt := &bearer{next: http.DefaultTransport, key: key}
 	c := mcp.NewClient(&mcp.Implementation{Name: "ingress-test", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.s.http.URL + "/mcp", MaxRetries: -1,
 		HTTPClient: &http.Client{Transport: rt}}, nil)

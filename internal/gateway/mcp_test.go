@@ -18,16 +18,26 @@ import (
 	"github.com/sluicehq/sluice/internal/gateway"
 )
 
-// bearer sends an API key on every request of an MCP client.
+// bearer sends an API key on every request of an MCP client, and keeps the
+// last HTTP status it saw.
 type bearer struct {
-	key  string
-	next http.RoundTripper
+	key    string
+	next   http.RoundTripper
+	status atomic.Int64
 }
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func withKey(key string) *http.Client {
+	return &http.Client{Transport: &bearer{key: key, next: http.DefaultTransport}}
+}
+
+func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.key)
-	return b.next.RoundTrip(r)
+	resp, err := b.next.RoundTrip(r)
+	if err == nil {
+		b.status.Store(int64(resp.StatusCode))
+	}
+	return resp, err
 }
 
 // mcpConnect opens an MCP session on s's /mcp with the go-sdk's client.
@@ -35,7 +45,7 @@ func mcpConnect(t *testing.T, s *testServer, key string, opts *mcp.ClientOptions
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "sluice-test", Version: "1"}, opts)
 	tr := &mcp.StreamableClientTransport{Endpoint: s.http.URL + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearer{key, http.DefaultTransport}}}
+		HTTPClient: withKey(key)}
 	cs, err := c.Connect(context.Background(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -394,7 +404,7 @@ func TestMCPSessionsAreBounded(t *testing.T) {
 	mcpConnect(t, s, key, nil)
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	_, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.http.URL + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearer{key, http.DefaultTransport}}}, nil)
+		HTTPClient: withKey(key)}, nil)
 	if err == nil {
 		t.Fatal("a third session opened over the bound of 2")
 	}
