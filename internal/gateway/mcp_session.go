@@ -24,10 +24,11 @@ type mcpSession struct {
 	keyID  string // the key the session was opened with; its requests must present it
 	server *mcp.Server
 
-	syncMu sync.Mutex // one sync of the tool set at a time
-	mu     sync.Mutex
-	tools  map[string]mcpTool // by the name the host sees
-	ss     *mcp.ServerSession // once connected
+	syncMu  sync.Mutex // one sync of the tool set at a time
+	mu      sync.Mutex
+	tools   map[string]mcpTool            // by the name the host sees
+	ss      *mcp.ServerSession            // once connected
+	follows map[string]context.CancelFunc // subscribed executions, by URI (mcp_subscribe.go)
 }
 
 // mcpTool is one tool of a session: its sluice name and a digest of what
@@ -53,7 +54,9 @@ func (s *Server) newMCPSession(id string, auth *ConnAuth) *mcpSession {
 		Logger:       s.log.With("component", "mcp", "session", id),
 		// A list is the account's, and grants change: no one else may keep
 		// it, and it is stale at once.
-		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope, c.TTLMs = "private", 0 },
+		SetCacheable:       func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope, c.TTLMs = "private", 0 },
+		SubscribeHandler:   ms.subscribe,
+		UnsubscribeHandler: ms.unsubscribe,
 	})
 	ms.server.AddReceivingMiddleware(ms.loadTools)
 	ms.server.AddTool(searchTool(), ms.search)

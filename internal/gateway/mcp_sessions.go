@@ -89,6 +89,7 @@ func (t *mcpSessions) connected(ms *mcpSession, ss *mcp.ServerSession) {
 }
 
 func (t *mcpSessions) forget(ms *mcpSession) {
+	ms.stopFollowing()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byID[ms.id] != ms {

@@ -591,3 +591,41 @@ func TestMCPToolListChanged(t *testing.T) {
 		})
 	}
 }
+
+// A subscribed execution that is still running sends
+// notifications/resources/updated as it goes.
+func TestMCPSubscribeToAnExecution(t *testing.T) {
+	s := newServer(t)
+	_, key := s.anyAccount()
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			updates := make(chan string, 64)
+			cs := tr.connect(t, s, key, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+				updates <- r.Params.URI
+			}})
+			doc := jsonl(`{"type":"operationUpdate","operationId":"w","operation":{"Wait":{"duration":300}}}`,
+				`{"type":"beginExecution","executionId":"`+uniqueID()+`","operationOrder":["w"]}`)
+			id := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{"workflow": doc, "async": true}).want(t, http.StatusAccepted).str("execution_id")
+			uri := "sluice://executions/" + id
+			if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case got := <-updates:
+				if got != uri {
+					t.Fatalf("an update of %s", got)
+				}
+			case <-time.After(15 * time.Second):
+				t.Fatal("no notifications/resources/updated")
+			}
+			// Over stdio the go-sdk negotiates 2026-07-28, whose client
+			// subscribes through subscriptions/listen and does not wait for a
+			// refusal: only resources/subscribe answers one.
+			if tr.name == "http" {
+				if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "sluice://executions/exec-000000000000000000000000"}); err == nil {
+					t.Fatal("subscribed to a missing execution")
+				}
+			}
+		})
+	}
+}
