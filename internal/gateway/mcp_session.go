@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -159,6 +160,9 @@ func (ms *mcpSession) applyTools(list []tools.Tool) {
 	}
 }
 
+// mcpPreloadTimeout bounds preload.
+const mcpPreloadTimeout = 2 * time.Second
+
 // preload gives a new session, before it is connected, the account's tools
 // from the catalogue (as the watch takes them): the host's first tools/list
 // then changes nothing, and no list_changed follows it.
@@ -166,6 +170,11 @@ func (ms *mcpSession) preload(ctx context.Context) {
 	if ms.srv.svc.Tools == nil {
 		return
 	}
+	// Bounded: an MCP server of the account's that is slow to list its
+	// tools must not hold the host's initialize; what is missed comes with
+	// the first tools/list (and one list_changed).
+	ctx, cancel := context.WithTimeout(ctx, mcpPreloadTimeout)
+	defer cancel()
 	p, err := ms.auth.principal(ctx, ms.srv.dispatcher)
 	if err != nil {
 		return
