@@ -122,6 +122,10 @@ func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusUnauthorized, err)
 		return
 	}
+	// A tool call's answer streams for as long as the call runs (bounded by
+	// the account's execution time), and GET is the session's stream: lift
+	// the server's write timeout for this response, as SSE does.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
 		// A session answers only the key that opened it; to another caller
 		// it does not exist.
