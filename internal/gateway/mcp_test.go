@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
 )
 
@@ -627,5 +629,40 @@ func TestMCPSubscribeToAnExecution(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The session's stream outlives the server's write timeout: a change
+// after it still reaches the host.
+func TestMCPStreamOutlivesTheWriteTimeout(t *testing.T) {
+	s := newServer(t, withMCP(gateway.MCPConfig{ListChangedEvery: 50 * time.Millisecond}), func(c *config.Config) {
+		c.Server.WriteTimeout, c.Limits.MaxExecutionTime = time.Second, 500*time.Millisecond
+	})
+	gateway.SetConnRecheck(s.app.Server, 10*time.Millisecond)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := s.app.Server.HTTPServer(ln.Addr().String())
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+	id, key := s.account(map[string]any{"operations": []string{"FilterData"}}, nil)
+	changed := make(chan struct{}, 16)
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxRetries: -1,
+		HTTPClient: withKey(key)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	listAll(t, cs)
+	time.Sleep(1500 * time.Millisecond) // past the write timeout
+	s.call("PATCH", "/api/v1/admin/accounts/"+id, s.admin, map[string]any{"permissions": map[string]any{"operations": []string{"FilterData", "TransformData"}}}).want(t, http.StatusOK)
+	select {
+	case <-changed:
+	case <-time.After(15 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after the write timeout")
 	}
 }
