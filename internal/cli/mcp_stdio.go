@@ -64,24 +64,80 @@ func (s *mcpStdio) Close() error { return nil }
 // note keeps count of what is owed: a request read (an id and a method) is
 // owed its answer, a response written (an id, no method) pays it.
 func (s *mcpStdio) note(line []byte, read bool) {
-	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+	// A host's message may hold its keys in any order, and is small; what
+	// sluice writes is the go-sdk's, id first, and may be large.
+	head := jsonrpcHead
+	if read {
+		head = wholeHead
 	}
-	if json.Unmarshal(line, &head) != nil || len(head.ID) == 0 || string(head.ID) == "null" {
+	id, method := head(line)
+	if id == "" {
 		return
 	}
-	id := string(head.ID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case read && head.Method != "":
+	case read && method != "":
 		s.owed[id] = true
-	case !read && head.Method == "" && s.owed[id]:
+	case !read && method == "" && s.owed[id]:
 		delete(s.owed, id)
 		close(s.changed)
 		s.changed = make(chan struct{})
 	}
+}
+
+// jsonrpcHead is the id (as JSON; "" for none or null) and method of a
+// JSON-RPC message. It reads the keys before the first params, result or
+// error, where the go-sdk writes id and method, so a large answer is not
+// decoded twice; a message without an id there is decoded whole.
+func jsonrpcHead(line []byte) (id, method string) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", ""
+		}
+		switch key {
+		case "id":
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return "", ""
+			}
+			if string(raw) != "null" {
+				id = string(raw)
+			}
+		case "method":
+			if dec.Decode(&method) != nil {
+				return "", ""
+			}
+		case "jsonrpc":
+			var v string
+			if dec.Decode(&v) != nil {
+				return "", ""
+			}
+		default: // params, result or error: what comes after is not looked at
+			if id != "" {
+				return id, method
+			}
+			return wholeHead(line)
+		}
+	}
+	return id, method
+}
+
+// wholeHead is jsonrpcHead by decoding the whole message.
+func wholeHead(line []byte) (id, method string) {
+	var whole struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &whole) != nil || len(whole.ID) == 0 || string(whole.ID) == "null" {
+		return "", ""
+	}
+	return string(whole.ID), whole.Method
 }
 
 func (s *mcpStdio) waitAnswered() {
