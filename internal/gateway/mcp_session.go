@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -153,7 +154,12 @@ func (ms *mcpSession) applyTools(list []tools.Tool) {
 	ms.tools = next
 	ms.mu.Unlock()
 	for _, a := range adds {
-		ms.server.AddTool(a.tool, a.handler)
+		if err := ms.addTool(a.tool, a.handler); err != nil {
+			ms.srv.log.Warn("mcp: a tool is left out of the session", "tool", next[a.tool.Name].name, "error", err)
+			ms.mu.Lock()
+			delete(ms.tools, a.tool.Name)
+			ms.mu.Unlock()
+		}
 	}
 	if len(gone) > 0 {
 		ms.server.RemoveTools(gone...)
@@ -190,6 +196,19 @@ func (ms *mcpSession) listed() bool {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	return len(ms.tools) > 0
+}
+
+// addTool adds a tool to the session's server. The go-sdk panics on a tool
+// it finds malformed (an input schema's x-mcp-header annotation it refuses,
+// say, from another MCP server's tool): that tool is left out, as an error.
+func (ms *mcpSession) addTool(t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	ms.server.AddTool(t, h)
+	return nil
 }
 
 func (ms *mcpSession) tool(name string) (mcpTool, bool) {
