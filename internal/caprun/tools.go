@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/tools"
+	"github.com/sluicehq/sluice/protocol/a2s"
 )
 
 // Session tools (RESOLUTIONS: cap.<namespace>/<id>): each published
@@ -45,7 +46,7 @@ func (t toolProvider) List(ctx context.Context, p *account.Principal) ([]tools.T
 		out = append(out, capabilityTool(pub))
 	}
 	if len(out) > 0 {
-		out = append(out, tools.Tool{Name: ToolDecide, Tags: []string{"capability"}, Version: "1.0",
+		out = append(out, tools.Tool{Name: ToolDecide, Title: "Answer a capability run", Tags: []string{"capability"}, Version: "1.0",
 			Description: "Answer the task a capability run waits for (its pending prompt or decision); the run goes on and its outcome is the answer.",
 			Input:       json.RawMessage(`{"type":"object","required":["run_id","answer"],"properties":{"run_id":{"type":"string"},"answer":{"description":"matching the run's pending.expected_output"}}}`)})
 	}
@@ -74,8 +75,8 @@ func capabilityTool(pub *Published) tools.Tool {
 	if doc.Name.Value != "" {
 		desc = doc.Name.Value + ": " + desc
 	}
-	return tools.Tool{Name: ToolPrefix + pub.Namespace + "/" + pub.ID, Description: desc, Input: in, Output: out,
-		Tags: []string{"capability", doc.Type.Value}, Version: pub.Version}
+	return tools.Tool{Name: ToolPrefix + pub.Namespace + "/" + pub.ID, Title: doc.Name.Value, Description: desc, Input: in, Output: out,
+		Tags: []string{"capability", doc.Type.Value}, Version: pub.Version, Effects: capabilityEffects(doc)}
 }
 
 func (t toolProvider) Call(ctx context.Context, p *account.Principal, name string, args map[string]any, _ func(tools.Event)) (*tools.Result, error) {
@@ -164,4 +165,18 @@ func (t toolProvider) request(ctx context.Context, ref string, args map[string]a
 		}
 	}
 	return req, nil
+}
+
+// capabilityEffects are a capability's hints for hosts: read-only when every
+// request it declares is a GET (or HEAD) and it imports nothing that could
+// do more; open-world when it calls any service.
+func capabilityEffects(doc *a2s.Document) tools.Effects {
+	readOnly := len(doc.Requests) > 0 && len(doc.Dependencies) == 0
+	for _, r := range doc.Requests {
+		if m := r.Method.Value; m != "get" && m != "head" {
+			readOnly = false
+		}
+	}
+	return tools.Effects{ReadOnly: readOnly, Destructive: !readOnly,
+		OpenWorld: len(doc.Requests) > 0 || len(doc.Services) > 0 || len(doc.Dependencies) > 0}
 }

@@ -86,6 +86,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newVaultCmd(io),
 		newBenchCmd(io),
 		newSessionCmd(io),
+		newMCPCmd(io),
 		newE2ACmd(io),
 		newCapCmd(io),
 		newSearchCmd(io),

@@ -27,6 +27,26 @@ type MCP struct {
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
 	// MaxResultBytes bounds a tool's answer.
 	MaxResultBytes int64 `yaml:"max_result_bytes" unit:"bytes"`
+	// Serve configures sluice as an MCP server (/mcp, `sluice mcp --stdio`).
+	Serve MCPServe `yaml:"serve"`
+}
+
+// MCPServe bounds the MCP sessions hosts open with sluice and says which
+// hosts and browser origins may reach /mcp.
+type MCPServe struct {
+	MaxSessions           int           `yaml:"max_sessions"`
+	MaxSessionsPerAccount int           `yaml:"max_sessions_per_account"`
+	IdleTimeout           time.Duration `yaml:"idle_timeout"`
+	PageSize              int           `yaml:"page_size"`
+	// ListChangedInterval is how often an account's tools are compared
+	// with what its sessions' hosts were told (notifications/tools/list_changed).
+	ListChangedInterval time.Duration `yaml:"list_changed_interval"`
+	// AllowedHosts are the Host names /mcp answers (empty: any, but a
+	// request to a loopback address must name a loopback host).
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// AllowedOrigins are browser origins that may call /mcp besides the
+	// server's own.
+	AllowedOrigins []string `yaml:"allowed_origins"`
 }
 
 // MCPCommand is an allowlisted MCP server program. It runs with an empty
@@ -68,6 +88,11 @@ func (d *decoder) validateMCP(m MCP) {
 	d.durationIn("mcp.call_timeout", m.CallTimeout, 100*time.Millisecond, time.Hour)
 	d.durationIn("mcp.idle_timeout", m.IdleTimeout, time.Second, 24*time.Hour)
 	d.sizeIn("mcp.max_result_bytes", m.MaxResultBytes, 1<<10, 1<<30)
+	d.intIn("mcp.serve.max_sessions", int64(m.Serve.MaxSessions), 1, 1_000_000)
+	d.intIn("mcp.serve.max_sessions_per_account", int64(m.Serve.MaxSessionsPerAccount), 1, 1_000_000)
+	d.durationIn("mcp.serve.idle_timeout", m.Serve.IdleTimeout, time.Second, 24*time.Hour)
+	d.intIn("mcp.serve.page_size", int64(m.Serve.PageSize), 1, 10_000)
+	d.durationIn("mcp.serve.list_changed_interval", m.Serve.ListChangedInterval, time.Second, time.Hour)
 }
 
 func validMCPName(s string) bool {

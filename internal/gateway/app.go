@@ -78,6 +78,8 @@ type Options struct {
 	// Session overrides the limits of A2E sessions from cfg.Session (zero
 	// fields: cfg's).
 	Session SessionConfig
+	// MCP bounds MCP sessions (zero fields: the defaults).
+	MCP MCPConfig
 }
 
 // Open wires an App from cfg and starts its background work (recovery of
@@ -266,6 +268,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		Metrics:           cfg.Metrics.Enabled,
 		Session:           sessionConfig(cfg.Session, o.Session),
+		MCP:               mcpConfig(cfg.MCP.Serve, o.MCP),
 		PublicRegistry:    cfg.A2S.PublicRegistry,
 	}, Services{
 		Store: a.db, Accounts: accounts, Runner: runner, Executions: a.execs, Vault: sealed,
@@ -435,27 +438,13 @@ func sessionConfig(c config.Session, o SessionConfig) SessionConfig {
 		MaxUnauthenticated:           c.MaxUnauthenticated,
 		MaxUnauthenticatedPerAddress: c.MaxUnauthenticatedPerAddress,
 	}
-	if o.MaxLineBytes > 0 {
-		sc.MaxLineBytes = o.MaxLineBytes
-	}
-	if o.MaxParallel > 0 {
-		sc.MaxParallel = o.MaxParallel
-	}
-	if o.CallsPerSecond > 0 {
-		sc.CallsPerSecond = o.CallsPerSecond
-	}
-	if o.HandshakeTimeout > 0 {
-		sc.HandshakeTimeout = o.HandshakeTimeout
-	}
-	if o.ShutdownTimeout > 0 {
-		sc.ShutdownTimeout = o.ShutdownTimeout
-	}
-	if o.MaxUnauthenticated > 0 {
-		sc.MaxUnauthenticated = o.MaxUnauthenticated
-	}
-	if o.MaxUnauthenticatedPerAddress > 0 {
-		sc.MaxUnauthenticatedPerAddress = o.MaxUnauthenticatedPerAddress
-	}
+	override(&sc.MaxLineBytes, o.MaxLineBytes)
+	override(&sc.MaxParallel, o.MaxParallel)
+	override(&sc.CallsPerSecond, o.CallsPerSecond)
+	override(&sc.HandshakeTimeout, o.HandshakeTimeout)
+	override(&sc.ShutdownTimeout, o.ShutdownTimeout)
+	override(&sc.MaxUnauthenticated, o.MaxUnauthenticated)
+	override(&sc.MaxUnauthenticatedPerAddress, o.MaxUnauthenticatedPerAddress)
 	return sc
 }
 
@@ -480,3 +469,31 @@ func (w *retryAfterWriter) WriteHeader(code int) {
 func (w *retryAfterWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *retryAfterWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+// mcpConfig is the MCP server's configuration from c, with o's non-zero
+// fields over it.
+func mcpConfig(c config.MCPServe, o MCPConfig) MCPConfig {
+	mc := MCPConfig{MaxSessions: c.MaxSessions, MaxSessionsPerAccount: c.MaxSessionsPerAccount, IdleTimeout: c.IdleTimeout,
+		PageSize: c.PageSize, ListChangedEvery: c.ListChangedInterval, AllowedHosts: c.AllowedHosts, AllowedOrigins: c.AllowedOrigins,
+		ServerVersion: o.ServerVersion}
+	override(&mc.MaxSessions, o.MaxSessions)
+	override(&mc.MaxSessionsPerAccount, o.MaxSessionsPerAccount)
+	override(&mc.IdleTimeout, o.IdleTimeout)
+	override(&mc.PageSize, o.PageSize)
+	override(&mc.ListChangedEvery, o.ListChangedEvery)
+	if o.AllowedHosts != nil {
+		mc.AllowedHosts = o.AllowedHosts
+	}
+	if o.AllowedOrigins != nil {
+		mc.AllowedOrigins = o.AllowedOrigins
+	}
+	return mc
+}
+
+// override sets *dst to v when v is set (a value above zero): an option
+// given over the configuration's.
+func override[T int | float64 | time.Duration](dst *T, v T) {
+	if v > 0 {
+		*dst = v
+	}
+}

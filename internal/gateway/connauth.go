@@ -50,13 +50,19 @@ func (d *Dispatcher) OpenConn(ctx context.Context, key, requestID, handshake str
 	now := d.clock.Now()
 	p, err := d.checkKey(ctx, key)
 	if err != nil {
-		if d.audit != nil {
-			d.audit.Record(AuditRecord{Time: now, RequestID: requestID, Method: handshake,
-				Decision: DecisionDeny, Status: string(e2a.StatusFailed), ErrorCode: fault.From(err).Kind.String()})
-		}
+		d.refused(requestID, handshake, err)
 		return nil, err
 	}
 	return &ConnAuth{key: key, p: p, checked: now}, nil
+}
+
+// refused audits a connection refused at its handshake (a key that was
+// wrong, or none).
+func (d *Dispatcher) refused(requestID, handshake string, err error) {
+	if d.audit != nil {
+		d.audit.Record(AuditRecord{Time: d.clock.Now(), RequestID: requestID, Method: handshake,
+			Decision: DecisionDeny, Status: string(e2a.StatusFailed), ErrorCode: fault.From(err).Kind.String()})
+	}
 }
 
 // principal is the connection's principal for one of its calls, its key
@@ -87,4 +93,18 @@ func (a *ConnAuth) principal(ctx context.Context, d *Dispatcher) (*account.Princ
 	}
 	a.p, a.checked = p, now
 	return p, nil
+}
+
+// KeyID is the id of the key the connection presented.
+func (a *ConnAuth) KeyID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.p.KeyID
+}
+
+// limits are the account's limits as last checked.
+func (a *ConnAuth) limits() account.Limits {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.p.Limits
 }

@@ -51,9 +51,14 @@ type testServer struct {
 type serverOption func(*config.Config)
 
 // extra is an option beyond the config: session limits.
-type extra struct{ session gateway.SessionConfig }
+type extra struct {
+	session gateway.SessionConfig
+	mcp     gateway.MCPConfig
+}
 
 func withSession(sc gateway.SessionConfig) func(*extra) { return func(e *extra) { e.session = sc } }
+
+func withMCP(mc gateway.MCPConfig) func(*extra) { return func(e *extra) { e.mcp = mc } }
 
 func newServer(t testing.TB, opts ...any) *testServer {
 	t.Helper()
@@ -83,7 +88,7 @@ func startServer(t testing.TB, dir string, opts ...any) *testServer {
 	}
 	logs := &logBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{Logger: log, Session: ex.session})
+	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{Logger: log, Session: ex.session, MCP: ex.mcp})
 	if err != nil {
 		t.Fatal(err)
 	}

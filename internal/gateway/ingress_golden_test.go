@@ -74,7 +74,7 @@ type ingressCase struct {
 	// sse readies the row's call on the execution event stream and returns
 	// the path to follow (nil where the row does not apply to it).
 	sse func(e *ingressEnv, key string) string
-	// notOn names the wire families (rest, e2a, session, sse) the row does
+	// notOn names the wire families (rest, e2a, session, sse, mcp) the row does
 	// not apply to, and why.
 	notOn map[string]string
 	// server, when set, are the options of a server of the row's own.
@@ -183,6 +183,7 @@ var ingressCases = []ingressCase{
 		call:   withCallsBefore(executeCall(map[string]any{"workflow": waitExecution(1)}), 1),
 		notOn: map[string]string{
 			"rest": "a session's own limit", "e2a": "a session's own limit", "sse": "a session's own limit",
+			"mcp": "an A2E session's own limit: MCP sessions have none",
 		},
 	},
 	{

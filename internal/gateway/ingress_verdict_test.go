@@ -104,8 +104,50 @@ func (v verdict) matches(wire string, o outcome) error {
 				return fmt.Errorf("code %q, want %q", v.code, r.SessionCode)
 			}
 		}
+	case "mcp":
+		return v.matchesMCP(o)
 	default:
 		return fmt.Errorf("no codes known for wire %q", wire)
+	}
+	return nil
+}
+
+// matchesMCP is matches on MCP: a result, with isError and the code in
+// _meta["sluice/code"] (a refusal's E2A code, a run's tool code) for a
+// failure; a key refused before any MCP message (HTTP 401, or the stdio
+// command's error); a JSON-RPC error only for a tool name no tool has, with
+// MCP's Invalid params (-32602: the table's -32004 is the go-sdk's "server
+// is closing").
+func (v verdict) matchesMCP(o outcome) error {
+	r := o.row()
+	switch {
+	case o.ok:
+		if v.final != "tools/call result" || !v.success {
+			return fmt.Errorf("%s success %v, want a successful result", v.final, v.success)
+		}
+		return execMatches(v.exec, o)
+	case v.final == "http" || v.final == "refused":
+		if o.code != fault.Unauthenticated.String() || (v.httpStatus != r.HTTPStatus && v.code != r.Code) {
+			return fmt.Errorf("%s for %s: only a key is refused before any MCP message, with %d", v, o.code, r.HTTPStatus)
+		}
+	case v.final == "jsonrpc error":
+		if o.code != fault.NotFound.String() || v.code != "-32602" {
+			return fmt.Errorf("JSON-RPC error %s for %s: only an unknown tool is one (-32602)", v.code, o.code)
+		}
+	case v.success:
+		return fmt.Errorf("a successful result, want isError with %s", o.code)
+	case o.ran:
+		if v.code != r.ToolCode {
+			return fmt.Errorf("isError code %q, want the tool code %q", v.code, r.ToolCode)
+		}
+		return execMatches(v.exec, o)
+	default:
+		// A refusal through tool.call shows the code of the error the tool
+		// returned: a forbidden document is permission_denied there, the
+		// same outcome (status, spec type) as forbidden_workflow.
+		if got := fault.RowOf(v.code); got.HTTPStatus != r.HTTPStatus || got.SpecType != r.SpecType {
+			return fmt.Errorf("isError code %q, want %q or a code of its status and type", v.code, r.Code)
+		}
 	}
 	return nil
 }

@@ -85,6 +85,8 @@ var ingresses = []ingress{
 	{name: "session-tcp", wire: "session", do: sessionDriver(dialTCPSession)},
 	{name: "session-ws", wire: "session", do: sessionDriver(dialWSSession)},
 	{name: "sse", wire: "sse", do: sseDriver},
+	{name: "mcp-http", wire: "mcp", do: mcpHTTPDriver},
+	{name: "mcp-stdio", wire: "mcp", do: mcpStdioDriver},
 }
 
 // run makes c's call through ing with a new account.

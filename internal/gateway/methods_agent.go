@@ -141,7 +141,9 @@ func (t agentTools) List(ctx context.Context, p *account.Principal) ([]tools.Too
 		if !allowsAgent(p, e.Name) {
 			continue
 		}
-		out = append(out, tools.Tool{Name: agentToolPrefix + e.Name, Tags: []string{"agent"}, Version: "1.0",
+		// What an agent does with a task is its own: it is taken to act.
+		out = append(out, tools.Tool{Name: agentToolPrefix + e.Name, Title: "Agent " + e.Name, Tags: []string{"agent"}, Version: "1.0",
+			Effects:     tools.Effects{Destructive: true, OpenWorld: true},
 			Description: "Send a task to the HTTP task agent " + e.Name + "; the arguments are its input_data and the answer its output_data.",
 			Input:       json.RawMessage(`{"type":"object"}`)})
 	}

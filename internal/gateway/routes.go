@@ -33,6 +33,11 @@ var infrastructureRoutes = []route{
 	{method: http.MethodGet, pattern: "/openapi.json"},
 	{method: http.MethodPost, pattern: "/api/v1/e2a"},    // any gateway method, named by the envelope
 	{method: http.MethodGet, pattern: "/api/v1/session"}, // A2E sessions over WebSocket; calls are tool.list/tool.call
+	// MCP over Streamable HTTP: a message, the server's stream, the end of a
+	// session; calls are tool.list/tool.call.
+	{method: http.MethodPost, pattern: "/mcp"},
+	{method: http.MethodGet, pattern: "/mcp"},
+	{method: http.MethodDelete, pattern: "/mcp"},
 }
 
 // routes are every route the mux serves: the infrastructure's, then each

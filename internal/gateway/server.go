@@ -38,6 +38,7 @@ type Config struct {
 	SSEHeartbeat      time.Duration // a comment line on idle SSE streams (default 15 s)
 	Metrics           bool          // serve /metrics (it is not authenticated)
 	Session           SessionConfig
+	MCP               MCPConfig // the MCP sessions of /mcp and `sluice mcp --stdio`
 	// PublicRegistry lets anyone read the A2S registry (GET without a key),
 	// as remote registries are read by other servers.
 	PublicRegistry bool
@@ -112,6 +113,7 @@ type Server struct {
 	clock        clock.Clock
 	log          *slog.Logger
 	handler      http.Handler
+	mcp          *mcpHTTP // the MCP ingress: /mcp, and ServeMCP
 }
 
 // New makes a Server; reg receives its metrics (nil: a new registry).
@@ -144,6 +146,7 @@ func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, lo
 	if svc.Agents != nil && svc.Tools != nil {
 		svc.Tools.Add(agentTools{s}) // each agent is also the session tool agent.<name>
 	}
+	s.mcp = newMCPHTTP(s)
 	s.handler = s.routes(reg)
 	return s
 }
@@ -180,6 +183,8 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 			mux.HandleFunc(pattern, s.e2aHandler)
 		case "/api/v1/session":
 			mux.HandleFunc(pattern, s.sessionWS)
+		case "/mcp":
+			mux.Handle(pattern, s.mcp)
 		default:
 			if rt.sse {
 				mux.HandleFunc(pattern, s.sseHandler(rt))
@@ -210,7 +215,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 
 // HTTPServer is an http.Server for the handler with the configured timeouts.
 func (s *Server) HTTPServer(addr string) *http.Server {
-	return &http.Server{
+	hs := &http.Server{
 		Addr:              addr,
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
@@ -220,6 +225,9 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	// MCP sessions' streams are long requests Shutdown would wait for.
+	hs.RegisterOnShutdown(s.mcp.sessions.closeAll)
+	return hs
 }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully within grace.

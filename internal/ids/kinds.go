@@ -51,6 +51,11 @@ var (
 	// that asked for them, "sluice-" and 96 bits.
 	ProgressToken = Kind{"sluice-", 12}
 
+	// MCPSession is an MCP session of the server (the Mcp-Session-Id
+	// header), "mcp-" and 128 bits: it names a session to its key's holder
+	// only, but is not to be guessed either.
+	MCPSession = Kind{"mcp-", 16}
+
 	// TempFile names a file written beside its final name and then renamed
 	// into place, ".tmp-" and 64 bits.
 	TempFile = Kind{".tmp-", 8}

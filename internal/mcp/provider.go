@@ -76,8 +76,11 @@ func sessionTool(server string, t toolInfo) tools.Tool {
 		in = nil
 	}
 	return tools.Tool{
-		Name: ToolPrefix + server + "." + t.Name, Description: desc, Input: in, Output: t.Output,
+		Name: ToolPrefix + server + "." + t.Name, Title: t.Title, Description: desc, Input: in, Output: t.Output,
 		Idempotent: t.Idempotent, Tags: []string{"mcp", "mcp:" + server}, Version: "",
+		// The server's own hints say whether it changes anything; it is
+		// another process, so every call leaves sluice.
+		Effects: tools.Effects{ReadOnly: t.ReadOnly, Destructive: !t.ReadOnly, OpenWorld: true},
 	}
 }
 

@@ -45,6 +45,7 @@ var ApiCallOp = Registration{
 			"idempotencyKey (sent as Idempotency-Key) or retry.unsafe is set.",
 		CacheTTL:    apiCacheTTL,
 		SideEffects: true,
+		Remote:      true,
 		MetersData:  true,
 		Example: `{"type":"operationUpdate","operationId":"fetch-user","operation":{"ApiCall":{"method":"GET","url":"https://api.example.com/users/{/input/userId}","headers":{"Authorization":{"credentialRef":{"id":"api-key-123"}},"Accept":"application/json"},"outputPath":"/workflow/user"}}}
 {"type":"operationUpdate","operationId":"save-note","operation":{"ApiCall":{"method":"POST","url":"https://api.example.com/users/{/input/userId}/notes","body":{"text":"seen {/workflow/user.name}","user":"{/workflow/user}"},"idempotencyKey":"note-{/input/userId}","outputPath":"/workflow/note"}}}

@@ -33,6 +33,7 @@ var InvokeAgentOp = Registration{
 			"execution's budget does. The agent's failures (not registered, an error answer, a timeout) fail " +
 			"the operation with the agent's message.",
 		SideEffects: true,
+		Remote:      true,
 		MetersData:  true,
 		// Longer than any allowed timeout, so only the execution budget cuts a
 		// call: each HTTP attempt already has the registry's timeout, and the

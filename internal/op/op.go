@@ -123,6 +123,9 @@ type Spec struct {
 	CacheTTL time.Duration
 	// SideEffects marks operations that change the world outside the execution.
 	SideEffects bool
+	// Remote marks operations that reach beyond the machine (an HTTP API, an
+	// agent): the tool hosts see them as open-world.
+	Remote bool
 	// DefaultTimeout bounds one attempt when the operation sets no timeout; zero
 	// takes the engine's default (30 s). Wait sets its own maximum so a long wait
 	// is bounded by the execution's budget, not by the default attempt timeout.

@@ -22,6 +22,7 @@ import (
 // Tool describes one tool (RESOLUTIONS' tool/list/resp fields).
 type Tool struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"` // a short human name, where the provider has one
 	Description string          `json:"description"`
 	Input       json.RawMessage `json:"input_parameters"`  // JSON Schema; null when free-form
 	Output      json.RawMessage `json:"output_parameters"` // JSON Schema; null when unknown
@@ -29,6 +30,21 @@ type Tool struct {
 	Idempotent  bool            `json:"idempotent"`
 	Tags        []string        `json:"tags"`
 	Version     string          `json:"version"`
+	Effects     Effects         `json:"effects"`
+}
+
+// Effects say what a call of a tool does beyond answering, for hosts that
+// choose by it (MCP's tool annotations). They are hints from what the
+// provider knows of the tool, never a permission: grants decide.
+type Effects struct {
+	// ReadOnly: the call changes nothing (a data operation, a GET).
+	ReadOnly bool `json:"read_only"`
+	// Destructive: the call may change or delete what exists (a POST to an
+	// API, a store write, a task sent to an agent).
+	Destructive bool `json:"destructive"`
+	// OpenWorld: the call leaves the machine (an HTTP API, an agent, another
+	// MCP server).
+	OpenWorld bool `json:"open_world"`
 }
 
 // Result is what a tool call answers (RESOLUTIONS' tool/call/resp data).

@@ -54,10 +54,12 @@ var (
 // are tools only inside a workflow).
 func (w *Workflows) List(_ context.Context, p *account.Principal) ([]Tool, error) {
 	out := []Tool{
-		{Name: ToolValidate, Description: "Validate an A2E workflow (JSONL) on all five levels: structure, catalog, permissions, dependencies, types.",
-			Input: validateSchema, Idempotent: true, Tags: []string{"workflow"}, Version: "1.0"},
-		{Name: ToolExecute, Description: "Validate and run an A2E workflow (JSONL); streams each operation's progress.",
-			Input: executeSchema, Streaming: true, Tags: []string{"workflow"}, Version: "1.0"},
+		{Name: ToolValidate, Title: "Validate a workflow", Description: "Validate an A2E workflow (JSONL) on all five levels: structure, catalog, permissions, dependencies, types.",
+			Input: validateSchema, Idempotent: true, Tags: []string{"workflow"}, Version: "1.0", Effects: Effects{ReadOnly: true}},
+		// A workflow may hold any permitted operation: it is taken to do what
+		// the most a workflow can do.
+		{Name: ToolExecute, Title: "Run a workflow", Description: "Validate and run an A2E workflow (JSONL); streams each operation's progress.",
+			Input: executeSchema, Streaming: true, Tags: []string{"workflow"}, Version: "1.0", Effects: Effects{Destructive: true, OpenWorld: true}},
 	}
 	env := w.Runner.Environment(execution.Account(p))
 	for _, spec := range env.Specs() {
@@ -69,7 +71,8 @@ func (w *Workflows) List(_ context.Context, p *account.Principal) ([]Tool, error
 			desc += " " + spec.Description
 		}
 		out = append(out, Tool{Name: opPrefix + spec.Name, Description: strings.TrimSpace(desc + " Arguments: the operation's config; an \"input\" argument is the /input object."),
-			Input: spec.Schema, Idempotent: spec.Pure || !spec.SideEffects, Tags: []string{"operation"}, Version: "1.0"})
+			Title: spec.Name, Input: spec.Schema, Idempotent: spec.Pure || !spec.SideEffects, Tags: []string{"operation"}, Version: "1.0",
+			Effects: Effects{ReadOnly: !spec.SideEffects, Destructive: spec.SideEffects, OpenWorld: spec.Remote}})
 	}
 	return out, nil
 }
