@@ -191,6 +191,18 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	defer cancel(nil)
 	m.track(e.ID, cancel)
 	defer m.untrack(e.ID)
+	// A cancel between the read above and the track missed this run: it
+	// stored the final record and, finding nothing running, the final
+	// frame. Read the record again now that a cancel finds the run; final,
+	// the run stops here, and writes the final frame only if a cancel did
+	// find it (letGo), so that the frame is written once.
+	if cur, err := m.cfg.Store.GetExecution(ctx, e.AccountID, e.ID); err == nil && cur.Status.Final() {
+		if m.letGo(e.ID, runCtx) {
+			m.completeCancelled(context.WithoutCancel(ctx), cur)
+		}
+		_ = m.cfg.Queue.Ack(context.WithoutCancel(ctx), it)
+		return
+	}
 	stopRenew := m.renew(runCtx, it)
 	defer stopRenew()
 	stopWatch := m.watchCancel(runCtx, e, cancel)
