@@ -1,0 +1,70 @@
+package a2aserver
+
+import (
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// BearerScheme names the one security scheme of every card: an account's
+// API key as a Bearer token.
+const BearerScheme a2a.SecuritySchemeName = "sluiceKey"
+
+// v03 is A2A 0.3, which the same endpoint serves through a2a-go's
+// compatibility layer.
+const v03 a2a.ProtocolVersion = "0.3"
+
+// cardVersion is the version of the cards' shape (an agent's registry
+// entry has no version of its own).
+const cardVersion = "1.0.0"
+
+// AgentPath is the path of agent's endpoint ("" for the server's own).
+func AgentPath(agent string) string {
+	if agent == "" {
+		return "/a2a/"
+	}
+	return "/a2a/" + agent + "/"
+}
+
+// AgentCard is agent's card: its endpoint at base (the URL the caller
+// reached sluice at), the Bearer scheme, streaming, one skill. It names
+// sluice's endpoint only: the agent's own URL and credentials stay in the
+// registry.
+func AgentCard(base, agent string) *a2a.AgentCard {
+	card := newCard(base, agent, "The agent "+agent+", fronted by sluice: each message is a durable task, run under the caller's grants.")
+	card.Skills = []a2a.AgentSkill{{ID: agent, Name: agent, Tags: []string{"agent"},
+		Description: "Send a data part (a JSON object: the agent's input) or text ({\"text\": ...}); the answer is the agent's output as a data artifact."}}
+	return card
+}
+
+// ServerCard is the server's own card: each agent it fronts is a skill
+// whose card is at /a2a/<agent>/.well-known/agent-card.json. Its endpoint
+// reads and cancels tasks of every agent and starts none.
+func ServerCard(base string, agents []string) *a2a.AgentCard {
+	card := newCard(base, "", "sluice fronts these agents over A2A; each skill is an agent, with its own card at /a2a/<agent>/.well-known/agent-card.json.")
+	card.Skills = []a2a.AgentSkill{}
+	for _, name := range agents {
+		card.Skills = append(card.Skills, a2a.AgentSkill{ID: name, Name: name, Tags: []string{"agent"},
+			Description: "The agent " + name + "; its card is at " + base + AgentPath(name) + ".well-known/agent-card.json"})
+	}
+	return card
+}
+
+func newCard(base, agent, description string) *a2a.AgentCard {
+	url := base + AgentPath(agent)
+	name := "sluice"
+	if agent != "" {
+		name = agent
+	}
+	return &a2a.AgentCard{
+		Name: name, Description: description, Version: cardVersion,
+		SupportedInterfaces: []*a2a.AgentInterface{
+			a2a.NewAgentInterface(url, a2a.TransportProtocolJSONRPC),
+			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: v03},
+		},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true, ExtendedAgentCard: true},
+		DefaultInputModes:  []string{"application/json", "text/plain"},
+		DefaultOutputModes: []string{"application/json"},
+		SecuritySchemes: a2a.NamedSecuritySchemes{BearerScheme: a2a.HTTPAuthSecurityScheme{Scheme: "Bearer",
+			Description: "A sluice account's API key"}},
+		SecurityRequirements: a2a.SecurityRequirementsOptions{{BearerScheme: a2a.SecuritySchemeScopes{}}},
+	}
+}

@@ -1,0 +1,246 @@
+package a2aserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/agentflow"
+	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/runs"
+	"github.com/sluicehq/sluice/internal/store"
+)
+
+// handler is one call's a2asrv.RequestHandler: p calls agent ("" at the
+// server's own endpoint).
+type handler struct {
+	s     *Server
+	p     *account.Principal
+	agent string
+}
+
+var _ a2asrv.RequestHandler = (*handler)(nil)
+
+// refused is the error of a call to an agent the account may not call: an
+// A2A permission error (no task is made, so there is none to reject).
+func (h *handler) refused() error {
+	if h.agent == "" || h.p.Permissions.AllowsAgent(h.agent) {
+		return nil
+	}
+	return a2a.NewError(a2a.ErrUnauthorized, fmt.Sprintf("agent %q is not in this account's agents", h.agent))
+}
+
+// run is one of p's tasks: a run of an A2A agent workflow (of h.agent, at
+// an agent's endpoint). Another account's run, and a run that is not an
+// A2A task, are TaskNotFound.
+func (h *handler) run(ctx context.Context, id a2a.TaskID) (*agentflow.Run, error) {
+	if err := h.refused(); err != nil {
+		return nil, err
+	}
+	r, err := h.s.cfg.Flows.Get(ctx, h.p.ID, string(id))
+	if err != nil {
+		return nil, a2aError(err)
+	}
+	if agent, ok := agentOf(r); !ok || h.agent != "" && agent != h.agent {
+		return nil, a2a.NewError(a2a.ErrTaskNotFound, fmt.Sprintf("task %s not found", id))
+	}
+	return r, nil
+}
+
+// start starts the run of req's message: a one-step agent workflow calling
+// h.agent, whose client id is the messageId (sending a message again
+// answers the first one's task).
+func (h *handler) start(ctx context.Context, req *a2a.SendMessageRequest) (a2a.TaskID, error) {
+	if h.agent == "" {
+		return "", invalid("this endpoint fronts no one agent: send messages to an agent's endpoint, /a2a/<agent>/")
+	}
+	if err := h.refused(); err != nil {
+		return "", err
+	}
+	msg := req.Message
+	switch {
+	case msg == nil:
+		return "", invalid("message is required")
+	case msg.ID == "":
+		return "", invalid("message.messageId is required")
+	case msg.TaskID != "":
+		// An agent workflow run never waits for input: a task takes one
+		// message, the one that started it.
+		r, err := h.run(ctx, msg.TaskID)
+		if err != nil {
+			return "", err
+		}
+		return "", a2a.NewError(a2a.ErrUnsupportedOperation,
+			fmt.Sprintf("task %s is %s and takes no more messages; send a new message without taskId", r.RunID, stateOf(r.Status)))
+	}
+	input, err := inputOf(msg)
+	if err != nil {
+		return "", err
+	}
+	contextID, err := contextOf(msg)
+	if err != nil {
+		return "", err
+	}
+	wf, err := oneStep(h.agent, contextID, input)
+	if err != nil {
+		return "", err
+	}
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return "", invalid("the message's input does not encode as JSON")
+	}
+	id, err := h.s.cfg.Flows.Start(ctx, h.p.ID, wf, raw, clientPrefix+msg.ID)
+	if err != nil {
+		if fault.KindOf(err) == fault.Conflict {
+			return "", invalid("messageId %q was sent before with another message", msg.ID)
+		}
+		return "", a2aError(err)
+	}
+	return a2a.TaskID(id), nil
+}
+
+// SendMessage starts a task. Blocking (the default) waits for the run to
+// end and answers the task with the agent's output; returnImmediately
+// answers it as it is now (submitted, or working).
+func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	id, err := h.start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Config == nil || !req.Config.ReturnImmediately {
+		if err := h.s.cfg.Runs.Follow(ctx, h.p, string(id), 0, func(execution.Frame) error { return nil }); err != nil {
+			return nil, a2aError(err)
+		}
+	}
+	r, err := h.run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return taskOf(r), nil
+}
+
+func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+	r, err := h.run(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return taskOf(r), nil
+}
+
+// CancelTask cancels the task's run through the run service (on any
+// gateway); a task already final is TaskNotCancelable.
+func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	if _, err := h.run(ctx, req.ID); err != nil {
+		return nil, err
+	}
+	if _, err := h.s.cfg.Runs.Cancel(ctx, h.p, string(req.ID)); err != nil {
+		return nil, a2aError(err)
+	}
+	r, err := h.run(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return taskOf(r), nil
+}
+
+// maxPage bounds ListTasks' pageSize (A2A: 1 to 100, default 50).
+const maxPage, defaultPage = 100, 50
+
+// ListTasks pages through the account's A2A tasks, newest first (of this
+// agent, at an agent's endpoint). A page is a page of the account's agent
+// workflow runs with the runs that are not A2A tasks of this agent (or not
+// of contextId) left out: it may hold fewer tasks than pageSize, and
+// nextPageToken says whether there are more.
+func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	if err := h.refused(); err != nil {
+		return nil, err
+	}
+	size := req.PageSize
+	switch {
+	case size == 0:
+		size = defaultPage
+	case size < 0 || size > maxPage:
+		return nil, invalid("pageSize must be from 1 to %d", maxPage)
+	}
+	q := runs.ListQuery{Kinds: []string{store.KindAgentWorkflow}, Page: store.Page{Cursor: req.PageToken, Limit: size}}
+	if req.Status != a2a.TaskStateUnspecified {
+		q.Status = statusesOf(req.Status)
+		if len(q.Status) == 0 {
+			return &a2a.ListTasksResponse{Tasks: []*a2a.Task{}}, nil
+		}
+	}
+	list, next, err := h.s.cfg.Runs.List(ctx, h.p, q)
+	if err != nil {
+		return nil, a2aError(err)
+	}
+	tasks := []*a2a.Task{}
+	for _, sum := range list {
+		r, err := h.s.cfg.Flows.Get(ctx, h.p.ID, sum.RunID)
+		if err != nil {
+			continue // gone since it was listed
+		}
+		agent, ok := agentOf(r)
+		if !ok || h.agent != "" && agent != h.agent || req.ContextID != "" && r.WorkflowID != req.ContextID {
+			continue
+		}
+		if req.StatusTimestampAfter != nil && !updatedAt(r).After(*req.StatusTimestampAfter) {
+			continue
+		}
+		t := taskOf(r)
+		if !req.IncludeArtifacts {
+			t.Artifacts = nil
+		}
+		tasks = append(tasks, t)
+	}
+	return &a2a.ListTasksResponse{Tasks: tasks, TotalSize: len(tasks), PageSize: size, NextPageToken: next}, nil
+}
+
+// statusesOf are the run statuses of an A2A state (stateOf's inverse).
+func statusesOf(s a2a.TaskState) []store.Status {
+	var out []store.Status
+	for _, st := range store.Statuses {
+		if stateOf(st) == s {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// GetExtendedAgentCard is the card of this endpoint as the caller sees it.
+func (h *handler) GetExtendedAgentCard(ctx context.Context, _ *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	if err := h.refused(); err != nil {
+		return nil, err
+	}
+	if h.s.cfg.Cards == nil {
+		return nil, a2a.ErrExtendedCardNotConfigured
+	}
+	card, err := h.s.cfg.Cards(ctx, h.p, h.agent)
+	if err != nil {
+		return nil, a2aError(err)
+	}
+	return card, nil
+}
+
+// Push notifications are not offered yet (the card says so): a webhook
+// needs the egress rules and a sender that survives restarts.
+
+func (h *handler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *handler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *handler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *handler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
+	return a2a.ErrPushNotificationNotSupported
+}

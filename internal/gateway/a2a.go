@@ -1,0 +1,208 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/sluicehq/sluice/internal/a2aserver"
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// The A2A ingress (docs/protocols/a2a.md): every agent of the registry is
+// an A2A agent at /a2a/<agent>/, with its card beside it, and the server's
+// own card at /.well-known/agent-card.json. a2a-go's transports own the
+// wire (JSON-RPC 1.0, and 0.3 on the same endpoint; SSE for streams), and
+// internal/a2aserver answers them from the run service.
+//
+// A2A is not a Codec: a2a-go's handlers decode the request and write the
+// answer themselves, events and errors included, so there are no e2a
+// frames to render. The policy chain is the dispatcher's all the same: the
+// key is checked by Dispatcher.checkKey before the body is read, the
+// account's request limit is taken once, and each call is audited and
+// counted once (admitA2A, auditA2A); the agents grant is checked by
+// a2aserver on every method.
+
+// transportA2A names the A2A ingress in metrics and logs.
+const transportA2A = "a2a"
+
+// mountA2A adds the A2A routes to mux when agents and agent workflows are
+// served.
+func (s *Server) mountA2A(mux *http.ServeMux) {
+	if s.svc.Agents == nil || s.svc.AgentFlows == nil {
+		return
+	}
+	srv := a2aserver.New(a2aserver.Config{Flows: s.svc.AgentFlows, Runs: s.runs, Cards: s.extendedCard, Logger: s.log})
+	call := func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, srv) }
+	mux.HandleFunc("GET /.well-known/agent-card.json", s.serverCard)
+	mux.HandleFunc("GET /a2a/{agent}/.well-known/agent-card.json", s.agentCard)
+	mux.HandleFunc("POST /a2a/{$}", call)
+	mux.HandleFunc("POST /a2a/{agent}/{$}", call)
+}
+
+// serveA2A is one JSON-RPC request to an agent's endpoint (or the
+// server's): admitted, then served by a2a-go's transport of the request's
+// protocol version, then audited.
+func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, srv *a2aserver.Server) {
+	id := requestID(r)
+	w.Header().Set("X-Request-ID", id)
+	start := s.clock.Now()
+	ctx := r.Context()
+	p, limit, err := s.dispatcher.admitA2A(ctx, r)
+	if limit != nil {
+		setLimitHeaders(w.Header(), limit)
+	}
+	if err != nil {
+		s.dispatcher.auditA2A(ctx, id, "a2a", nil, err, start)
+		writeA2ARefusal(w, err)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		err = fault.New(fault.TooLarge, "the request body is over %d bytes", s.cfg.MaxBodyBytes)
+		s.dispatcher.auditA2A(ctx, id, "a2a", p, err, start)
+		writeA2ARefusal(w, err)
+		return
+	}
+	var head struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &head) // a2a-go's transport reports a bad body
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r = r.WithContext(context.WithValue(ctx, a2aRequestKey{}, r))
+	rec := &a2aOutcome{}
+	h := &a2asrv.InterceptedHandler{Handler: srv.For(p, r.PathValue("agent")), Interceptors: []a2asrv.CallInterceptor{rec}, Logger: s.log}
+	if isA2AV03(head.Method) {
+		a2av0.NewJSONRPCHandler(h).ServeHTTP(w, r)
+	} else {
+		a2asrv.NewJSONRPCHandler(h).ServeHTTP(w, r)
+	}
+	s.dispatcher.auditA2A(ctx, id, "a2a."+a2aMethodName(head.Method), p, rec.err, start)
+}
+
+// a2aOutcome keeps the first error a2a-go's transport is answered with,
+// for the audit record.
+type a2aOutcome struct {
+	a2asrv.PassthroughCallInterceptor
+	err error
+}
+
+func (o *a2aOutcome) After(_ context.Context, _ *a2asrv.CallContext, resp *a2asrv.Response) error {
+	if resp.Err != nil && o.err == nil {
+		o.err = resp.Err
+	}
+	return nil
+}
+
+// isA2AV03 tells A2A 0.3's method names ("message/send", "tasks/get")
+// from 1.0's ("SendMessage", "GetTask"): one endpoint serves both.
+func isA2AV03(method string) bool { return strings.Contains(method, "/") }
+
+// a2aMethodName is method as the audit names it: the method, bounded, or
+// "unknown" for a body without one.
+func a2aMethodName(method string) string {
+	if method == "" || len(method) > 64 || !isToken(strings.ReplaceAll(method, "/", ".")) {
+		return "unknown"
+	}
+	return method
+}
+
+// admitA2A authenticates an A2A request by its key (one reader of the key,
+// one check: policy.PresentedKey, checkKey) and takes one request from its
+// account's limit, as admit does for every other ingress.
+func (d *Dispatcher) admitA2A(ctx context.Context, r *http.Request) (*account.Principal, *LimitStatus, error) {
+	key, err := policy.PresentedKey(r.Header)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := d.checkKey(ctx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.limiter == nil || p.Admin() {
+		return p, nil, nil
+	}
+	st := d.limiter.AllowRequest(p)
+	var limit *LimitStatus
+	if st.Limit > 0 {
+		limit = &st
+	}
+	if !st.Allowed {
+		d.metrics.limited(transportA2A)
+		return p, limit, &limitError{st}
+	}
+	return p, limit, nil
+}
+
+// auditA2A writes the one audit record and metric of an A2A request.
+func (d *Dispatcher) auditA2A(ctx context.Context, requestID, method string, p *account.Principal, err error, start time.Time) {
+	latency := d.clock.Now().Sub(start)
+	rec := AuditRecord{Time: start, RequestID: requestID, Method: method, Decision: DecisionAllow,
+		Latency: latency, Status: string(e2a.StatusSucceeded)}
+	if p != nil {
+		rec.AccountID = p.ID
+	}
+	var le *limitError
+	switch {
+	case errors.As(err, &le):
+		rec.Decision, rec.Status, rec.ErrorCode = DecisionLimited, string(e2a.StatusFailed), fault.RateLimited.String()
+	case err != nil:
+		rec.Status, rec.ErrorCode = string(e2a.StatusFailed), a2aErrorCode(err)
+		if p == nil {
+			rec.Decision = DecisionDeny
+		}
+	}
+	if d.audit != nil {
+		d.audit.Record(rec)
+	}
+	d.metrics.request(transportA2A, method, rec.ErrorCode, rec.Decision, latency)
+}
+
+// a2aErrorCode is err's code in the audit: fault's code, or A2A's reason
+// for an A2A error the service answered with.
+func a2aErrorCode(err error) string {
+	if fe, ok := fault.As(err); ok {
+		return fe.Kind.String()
+	}
+	if reason := a2a.ErrorReason(err); reason != "" {
+		return strings.ToLower(reason)
+	}
+	return fault.Internal.String()
+}
+
+// writeA2ARefusal answers a request refused before a2a-go read it: the
+// HTTP status of fault's table (401 with a Bearer challenge, 429 with
+// Retry-After), with a JSON-RPC error body of A2A's codes.
+func writeA2ARefusal(w http.ResponseWriter, err error) {
+	code, message, _ := errorBody(err)
+	row := fault.RowOf(code)
+	rpc := row.JSONRPC
+	var le *limitError
+	switch {
+	case fault.KindOf(err) == fault.Unauthenticated:
+		rpc = a2aUnauthenticated
+		w.Header().Set("WWW-Authenticate", `Bearer realm="sluice"`)
+	case errors.As(err, &le):
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(le.st.RetryAfter.Seconds())), 1)))
+	}
+	writeJSON(w, row.HTTPStatus, map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": rpc, "message": message}})
+}
+
+// a2aUnauthenticated is A2A's JSON-RPC code for a missing or bad
+// credential (a2a-go's ErrUnauthenticated).
+const a2aUnauthenticated = -31401

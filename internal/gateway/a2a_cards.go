@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/sluicehq/sluice/internal/a2aserver"
+	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/fault"
+)
+
+// The A2A cards. Public cards need no key and hold what the registry lets
+// anyone know: an agent's name and sluice's endpoint for it, never the
+// agent's own URL or credentials. The extended card (GetExtendedAgentCard,
+// with a key) is the caller's view: the server's lists only the agents the
+// account may call.
+
+// baseURL is sluice's URL as the caller reached it: the cards name
+// sluice's endpoints, never an internal address.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// serverCard is GET /.well-known/agent-card.json: every registered agent as
+// a skill.
+func (s *Server) serverCard(w http.ResponseWriter, r *http.Request) {
+	names, err := s.agentNames(r.Context(), nil)
+	if err != nil {
+		writeJSON(w, fault.RowOf(fault.KindOf(err).String()).HTTPStatus, errorObject(fault.From(err).Object()))
+		return
+	}
+	writeJSON(w, http.StatusOK, a2aserver.ServerCard(baseURL(r), names))
+}
+
+// agentCard is GET /a2a/<agent>/.well-known/agent-card.json; an agent that
+// is not registered is 404.
+func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("agent")
+	if _, err := s.svc.Agents.Registry.Get(r.Context(), name); err != nil {
+		fe := fault.From(err)
+		if fe.Kind == fault.NotFound {
+			fe = fault.New(fault.NotFound, "no agent %q", name)
+		}
+		writeJSON(w, fault.RowOf(fe.Kind.String()).HTTPStatus, errorObject(fe.Object()))
+		return
+	}
+	writeJSON(w, http.StatusOK, a2aserver.AgentCard(baseURL(r), name))
+}
+
+// extendedCard is the card of agent ("" the server's) as p sees it: the
+// server's lists only the agents p may call.
+func (s *Server) extendedCard(ctx context.Context, p *account.Principal, agent string) (*a2a.AgentCard, error) {
+	base := ""
+	if r, ok := ctx.Value(a2aRequestKey{}).(*http.Request); ok {
+		base = baseURL(r)
+	}
+	if agent != "" {
+		if _, err := s.svc.Agents.Registry.Get(ctx, agent); err != nil {
+			return nil, err
+		}
+		return a2aserver.AgentCard(base, agent), nil
+	}
+	names, err := s.agentNames(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return a2aserver.ServerCard(base, names), nil
+}
+
+// a2aRequestKey holds the HTTP request of an A2A call in its context, for
+// the extended card's URLs.
+type a2aRequestKey struct{}
+
+// agentNames are the registered agents, those p may call when p is set.
+func (s *Server) agentNames(ctx context.Context, p *account.Principal) ([]string, error) {
+	list, err := s.svc.Agents.Registry.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := []string{}
+	for _, e := range list {
+		if p == nil || allowsAgent(p, e.Name) {
+			names = append(names, e.Name)
+		}
+	}
+	return names, nil
+}
