@@ -112,12 +112,15 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 	if err != nil {
 		return nil, err
 	}
-	if req.Config == nil || !req.Config.ReturnImmediately {
+	var r *agentflow.Run
+	if req.Config != nil && req.Config.ReturnImmediately {
+		r, err = h.run(ctx, id)
+	} else {
 		if err := h.s.cfg.Runs.Follow(ctx, h.p, string(id), 0, func(execution.Frame) error { return nil }); err != nil {
 			return nil, a2aError(err)
 		}
+		r, err = h.settled(ctx, id)
 	}
-	r, err := h.run(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func (h *handler) events(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event
 			yield(nil, a2aError(err))
 			return
 		}
-		if r, err = h.run(ctx, id); err != nil {
+		if r, err = h.settled(ctx, id); err != nil {
 			yield(nil, err)
 			return
 		}
