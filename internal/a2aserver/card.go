@@ -24,12 +24,15 @@ func AgentPath(agent string) string {
 	return "/a2a/" + agent + "/"
 }
 
+// CapabilityPath is the path of capability ref's (NS/ID) endpoint.
+func CapabilityPath(ref string) string { return "/a2a/cap/" + ref + "/" }
+
 // AgentCard is agent's card: its endpoint at base (the URL the caller
 // reached sluice at), the Bearer scheme, streaming, one skill. It names
 // sluice's endpoint only: the agent's own URL and credentials stay in the
 // registry.
 func AgentCard(base, agent string) *a2a.AgentCard {
-	card := newCard(base, agent, "The agent "+agent+", fronted by sluice: each message is a durable task, run under the caller's grants.")
+	card := newCard(base+AgentPath(agent), agent, "The agent "+agent+", fronted by sluice: each message is a durable task, run under the caller's grants.")
 	card.Skills = []a2a.AgentSkill{{ID: agent, Name: agent, Tags: []string{"agent"},
 		Description: "Send a data part (a JSON object: the agent's input) or text ({\"text\": ...}); the answer is the agent's output as a data artifact."}}
 	return card
@@ -39,7 +42,7 @@ func AgentCard(base, agent string) *a2a.AgentCard {
 // whose card is at /a2a/<agent>/.well-known/agent-card.json. Its endpoint
 // reads and cancels tasks of every agent and starts none.
 func ServerCard(base string, agents []string) *a2a.AgentCard {
-	card := newCard(base, "", "sluice fronts these agents over A2A; each skill is an agent, with its own card at /a2a/<agent>/.well-known/agent-card.json.")
+	card := newCard(base+AgentPath(""), "sluice", "sluice fronts these agents over A2A; each skill is an agent, with its own card at /a2a/<agent>/.well-known/agent-card.json.")
 	card.Skills = []a2a.AgentSkill{}
 	for _, name := range agents {
 		card.Skills = append(card.Skills, a2a.AgentSkill{ID: name, Name: name, Tags: []string{"agent"},
@@ -48,12 +51,20 @@ func ServerCard(base string, agents []string) *a2a.AgentCard {
 	return card
 }
 
-func newCard(base, agent, description string) *a2a.AgentCard {
-	url := base + AgentPath(agent)
-	name := "sluice"
-	if agent != "" {
-		name = agent
+// CapabilityCard is capability ref's (NS/ID) card: one skill, run with a
+// data part of its inputs.
+func CapabilityCard(base, ref, description string) *a2a.AgentCard {
+	if description == "" {
+		description = "The A2S capability " + ref + "."
 	}
+	card := newCard(base+CapabilityPath(ref), ref, description)
+	card.Skills = []a2a.AgentSkill{{ID: ref, Name: ref, Tags: []string{"capability"},
+		Description: "Send a data part holding the capability's inputs. A task that waits for a decision is INPUT_REQUIRED: " +
+			"send the answer as a data part in a message with the task's taskId."}}
+	return card
+}
+
+func newCard(url, name, description string) *a2a.AgentCard {
 	return &a2a.AgentCard{
 		Name: name, Description: description, Version: cardVersion,
 		SupportedInterfaces: []*a2a.AgentInterface{

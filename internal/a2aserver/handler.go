@@ -12,13 +12,13 @@ import (
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/runs"
 	"github.com/sluicehq/sluice/internal/store"
 )
 
 // handler is one call's a2asrv.RequestHandler: p calls agent ("" at the
 // server's own endpoint).
 type handler struct {
+	noPush
 	s     *Server
 	p     *account.Principal
 	agent string
@@ -112,27 +112,28 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 	if err != nil {
 		return nil, err
 	}
-	var r *agentflow.Run
 	if req.Config != nil && req.Config.ReturnImmediately {
-		r, err = h.run(ctx, id)
-	} else {
-		if err := h.s.cfg.Runs.Follow(ctx, h.p, string(id), 0, func(execution.Frame) error { return nil }); err != nil {
-			return nil, a2aError(err)
+		return h.reader(id)(ctx)
+	}
+	if err := h.s.cfg.Runs.Follow(ctx, h.p, string(id), 0, func(execution.Frame) error { return nil }); err != nil {
+		return nil, a2aError(err)
+	}
+	return settled(ctx, h.reader(id))
+}
+
+// reader reads task id.
+func (h *handler) reader(id a2a.TaskID) taskReader {
+	return func(ctx context.Context) (*a2a.Task, error) {
+		r, err := h.run(ctx, id)
+		if err != nil {
+			return nil, err
 		}
-		r, err = h.settled(ctx, id)
+		return taskOf(r), nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return taskOf(r), nil
 }
 
 func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
-	r, err := h.run(ctx, req.ID)
-	if err != nil {
-		return nil, err
-	}
-	return taskOf(r), nil
+	return h.reader(req.ID)(ctx)
 }
 
 // CancelTask cancels the task's run through the run service (on any
@@ -151,9 +152,6 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 	return taskOf(r), nil
 }
 
-// maxPage bounds ListTasks' pageSize (A2A: 1 to 100, default 50).
-const maxPage, defaultPage = 100, 50
-
 // ListTasks pages through the account's A2A tasks, newest first (of this
 // agent, at an agent's endpoint). A page is a page of the account's agent
 // workflow runs with the runs that are not A2A tasks of this agent (or not
@@ -163,21 +161,11 @@ func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 	if err := h.refused(); err != nil {
 		return nil, err
 	}
-	size := req.PageSize
-	switch {
-	case size == 0:
-		size = defaultPage
-	case size < 0 || size > maxPage:
-		return nil, invalid("pageSize must be from 1 to %d", maxPage)
+	size, q, err := listQuery(req, store.KindAgentWorkflow)
+	if err != nil || q == nil {
+		return emptyList(err)
 	}
-	q := runs.ListQuery{Kinds: []string{store.KindAgentWorkflow}, Page: store.Page{Cursor: req.PageToken, Limit: size}}
-	if req.Status != a2a.TaskStateUnspecified {
-		q.Status = statusesOf(req.Status)
-		if len(q.Status) == 0 {
-			return &a2a.ListTasksResponse{Tasks: []*a2a.Task{}}, nil
-		}
-	}
-	list, next, err := h.s.cfg.Runs.List(ctx, h.p, q)
+	list, next, err := h.s.cfg.Runs.List(ctx, h.p, *q)
 	if err != nil {
 		return nil, a2aError(err)
 	}
@@ -187,31 +175,14 @@ func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 		if err != nil {
 			continue // gone since it was listed
 		}
-		agent, ok := agentOf(r)
-		if !ok || h.agent != "" && agent != h.agent || req.ContextID != "" && r.WorkflowID != req.ContextID {
+		if agent, ok := agentOf(r); !ok || h.agent != "" && agent != h.agent {
 			continue
 		}
-		if req.StatusTimestampAfter != nil && !updatedAt(r).After(*req.StatusTimestampAfter) {
-			continue
+		if t := taskOf(r); keep(req, t, sum) {
+			tasks = append(tasks, t)
 		}
-		t := taskOf(r)
-		if !req.IncludeArtifacts {
-			t.Artifacts = nil
-		}
-		tasks = append(tasks, t)
 	}
 	return &a2a.ListTasksResponse{Tasks: tasks, TotalSize: len(tasks), PageSize: size, NextPageToken: next}, nil
-}
-
-// statusesOf are the run statuses of an A2A state (stateOf's inverse).
-func statusesOf(s a2a.TaskState) []store.Status {
-	var out []store.Status
-	for _, st := range store.Statuses {
-		if stateOf(st) == s {
-			out = append(out, st)
-		}
-	}
-	return out
 }
 
 // GetExtendedAgentCard is the card of this endpoint as the caller sees it.
@@ -227,23 +198,4 @@ func (h *handler) GetExtendedAgentCard(ctx context.Context, _ *a2a.GetExtendedAg
 		return nil, a2aError(err)
 	}
 	return card, nil
-}
-
-// Push notifications are not offered yet (the card says so): a webhook
-// needs the egress rules and a sender that survives restarts.
-
-func (h *handler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-func (h *handler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-func (h *handler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-func (h *handler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
-	return a2a.ErrPushNotificationNotSupported
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/runs"
+	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -41,14 +42,26 @@ type Runs interface {
 	Follow(ctx context.Context, p *account.Principal, id string, afterSeq int64, send func(execution.Frame) error) error
 }
 
+// Records reads a run's record (store.Executions has it).
+type Records interface {
+	GetExecution(ctx context.Context, accountID, id string) (store.Execution, error)
+}
+
 // Config are the services behind the A2A server.
 type Config struct {
 	Flows Flows
 	Runs  Runs
 	// Cards makes the extended card of a caller (GetExtendedAgentCard):
 	// the card of agent ("" for the server's own card) as p sees it.
-	Cards  func(ctx context.Context, p *account.Principal, agent string) (*a2a.AgentCard, error)
-	Logger *slog.Logger
+	Cards func(ctx context.Context, p *account.Principal, agent string) (*a2a.AgentCard, error)
+	// Capabilities runs capabilities; nil: their endpoints answer
+	// UnsupportedOperation. Records reads a run's record (its contextId,
+	// kept as the run's session id); CapabilityCard makes a capability's
+	// extended card.
+	Capabilities   Capabilities
+	Records        Records
+	CapabilityCard func(ctx context.Context, p *account.Principal, ref string) (*a2a.AgentCard, error)
+	Logger         *slog.Logger
 }
 
 // Server makes the request handler of each A2A call.

@@ -7,45 +7,48 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/execution"
-	"github.com/sluicehq/sluice/internal/store"
 )
 
 // errStopped ends following a run whose stream's reader went away.
 var errStopped = errors.New("the stream's reader stopped")
 
-// SendStreamingMessage starts a task and streams it (events).
+// SendStreamingMessage starts a task and streams it (follow).
 func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
 	id, err := h.start(ctx, req)
 	if err != nil {
-		return func(yield func(a2a.Event, error) bool) { yield(nil, err) }
+		return failed(err)
 	}
-	return h.events(ctx, id)
+	return h.s.follow(ctx, h.p, id, h.reader(id))
 }
 
-// SubscribeToTask streams a task from now on (events).
+// SubscribeToTask streams a task from now on (follow).
 func (h *handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
-	return h.events(ctx, req.ID)
+	return h.s.follow(ctx, h.p, req.ID, h.reader(req.ID))
 }
 
-// events is a task's stream: the task as it is, then a WORKING status
-// update when its run starts, then, once the run is final, the agent's
-// output as an artifact update (when it succeeded) and the final status
-// update. The run's frames are followed through the run service, so the
-// stream follows a run on any gateway, and one that outlived a restart.
-func (h *handler) events(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
+func failed(err error) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) { yield(nil, err) }
+}
+
+// follow is a task's stream: the task as it is, then a WORKING status
+// update when its run starts, then, once the run ends or waits for input,
+// its artifacts as artifact updates and its last status update. The run's
+// frames are followed through the run service, so the stream follows a run
+// on any gateway, and one that outlived a restart.
+func (s *Server) follow(ctx context.Context, p *account.Principal, id a2a.TaskID, read taskReader) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		r, err := h.run(ctx, id)
+		task, err := read(ctx)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		task := taskOf(r)
-		if !yield(task, nil) || task.Status.State.Terminal() {
+		if !yield(task, nil) || ended(task) {
 			return
 		}
 		state := task.Status.State
-		err = h.s.cfg.Runs.Follow(ctx, h.p, string(id), 0, func(f execution.Frame) error {
+		err = s.cfg.Runs.Follow(ctx, p, string(id), 0, func(f execution.Frame) error {
 			if f.Final || state != a2a.TaskStateSubmitted {
 				return nil
 			}
@@ -62,17 +65,21 @@ func (h *handler) events(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event
 			yield(nil, a2aError(err))
 			return
 		}
-		if r, err = h.settled(ctx, id); err != nil {
+		if task, err = settled(ctx, read); err != nil {
 			yield(nil, err)
 			return
 		}
-		if r.Status == store.StatusSuccess {
-			art := &a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: artifactOf(r.Output), LastChunk: true}
-			if !yield(art, nil) {
+		for _, art := range task.Artifacts {
+			if !yield(&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: art, LastChunk: true}, nil) {
 				return
 			}
 		}
-		final := taskOf(r)
-		yield(&a2a.TaskStatusUpdateEvent{TaskID: final.ID, ContextID: final.ContextID, Status: final.Status, Metadata: final.Metadata}, nil)
+		yield(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status, Metadata: task.Metadata}, nil)
 	}
+}
+
+// ended: the task's stream has nothing more to say (terminal, or waiting
+// for the caller's next message).
+func ended(t *a2a.Task) bool {
+	return t.Status.State.Terminal() || t.Status.State == a2a.TaskStateInputRequired
 }

@@ -46,18 +46,33 @@ func (s *Server) mountA2A(mux *http.ServeMux) {
 	if s.svc.Agents == nil || s.svc.AgentFlows == nil {
 		return
 	}
-	srv := a2aserver.New(a2aserver.Config{Flows: s.svc.AgentFlows, Runs: s.runs, Cards: s.extendedCard, Logger: s.log})
-	call := func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, srv) }
+	cfg := a2aserver.Config{Flows: s.svc.AgentFlows, Runs: s.runs, Records: s.svc.Store, Cards: s.extendedCard, Logger: s.log}
+	if s.svc.Capabilities != nil {
+		cfg.Capabilities, cfg.CapabilityCard = s.svc.Capabilities, s.extendedCapabilityCard
+	}
+	srv := a2aserver.New(cfg)
+	agent := func(w http.ResponseWriter, r *http.Request) {
+		s.serveA2A(w, r, func(p *account.Principal) a2asrv.RequestHandler { return srv.For(p, r.PathValue("agent")) })
+	}
 	mux.HandleFunc("GET /.well-known/agent-card.json", s.serverCard)
 	mux.HandleFunc("GET /a2a/{agent}/.well-known/agent-card.json", s.agentCard)
-	mux.HandleFunc("POST /a2a/{$}", call)
-	mux.HandleFunc("POST /a2a/{agent}/{$}", call)
+	mux.HandleFunc("POST /a2a/{$}", agent)
+	mux.HandleFunc("POST /a2a/{agent}/{$}", agent)
+	if s.svc.Capabilities != nil {
+		mux.HandleFunc("GET /a2a/cap/{ns}/{id}/.well-known/agent-card.json", s.capabilityCard)
+		mux.HandleFunc("POST /a2a/cap/{ns}/{id}/{$}", func(w http.ResponseWriter, r *http.Request) {
+			s.serveA2A(w, r, func(p *account.Principal) a2asrv.RequestHandler { return srv.ForCapability(p, capabilityRef(r)) })
+		})
+	}
 }
+
+// capabilityRef is the NS/ID a capability's A2A route names.
+func capabilityRef(r *http.Request) string { return r.PathValue("ns") + "/" + r.PathValue("id") }
 
 // serveA2A is one JSON-RPC request to an agent's endpoint (or the
 // server's): admitted, then served by a2a-go's transport of the request's
 // protocol version, then audited.
-func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, srv *a2aserver.Server) {
+func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, handlerFor func(*account.Principal) a2asrv.RequestHandler) {
 	id := requestID(r)
 	w.Header().Set("X-Request-ID", id)
 	start := s.clock.Now()
@@ -85,7 +100,7 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, srv *a2aserver
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r = r.WithContext(context.WithValue(ctx, a2aRequestKey{}, r))
 	rec := &a2aOutcome{}
-	h := &a2asrv.InterceptedHandler{Handler: srv.For(p, r.PathValue("agent")), Interceptors: []a2asrv.CallInterceptor{rec}, Logger: s.log}
+	h := &a2asrv.InterceptedHandler{Handler: handlerFor(p), Interceptors: []a2asrv.CallInterceptor{rec}, Logger: s.log}
 	if isA2AV03(head.Method) {
 		a2av0.NewJSONRPCHandler(h).ServeHTTP(w, r)
 	} else {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/a2aserver"
 	"github.com/sluicehq/sluice/internal/account"
+	"github.com/sluicehq/sluice/internal/caprun"
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
@@ -90,4 +91,40 @@ func (s *Server) agentNames(ctx context.Context, p *account.Principal) ([]string
 		}
 	}
 	return names, nil
+}
+
+// capabilityCard is GET /a2a/cap/<ns>/<id>/.well-known/agent-card.json;
+// a capability that is not published is 404.
+func (s *Server) capabilityCard(w http.ResponseWriter, r *http.Request) {
+	card, err := s.capabilityCardOf(r.Context(), baseURL(r), capabilityRef(r))
+	if err != nil {
+		fe := fault.From(err)
+		writeJSON(w, fault.RowOf(fe.Kind.String()).HTTPStatus, errorObject(fe.Object()))
+		return
+	}
+	writeJSON(w, http.StatusOK, card)
+}
+
+// extendedCapabilityCard is a capability's card for an A2A call.
+func (s *Server) extendedCapabilityCard(ctx context.Context, _ *account.Principal, ref string) (*a2a.AgentCard, error) {
+	base := ""
+	if r, ok := ctx.Value(a2aRequestKey{}).(*http.Request); ok {
+		base = baseURL(r)
+	}
+	return s.capabilityCardOf(ctx, base, ref)
+}
+
+// capabilityCardOf is ref's card, described by its latest published
+// version (the registry, when served); an unpublished one is NotFound.
+func (s *Server) capabilityCardOf(ctx context.Context, base, ref string) (*a2a.AgentCard, error) {
+	description := ""
+	if s.svc.Registry != nil {
+		ns, id := caprun.SplitRef(ref)
+		e, err := s.svc.Registry.Get(ctx, ns, id, "")
+		if err != nil {
+			return nil, err
+		}
+		description = e.Description
+	}
+	return a2aserver.CapabilityCard(base, ref, description), nil
 }

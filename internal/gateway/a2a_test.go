@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -250,8 +251,16 @@ func TestA2AMethods(t *testing.T) {
 			}
 			select {
 			case evs := <-subscribed:
-				end, ok := evs[len(evs)-1].(*a2a.TaskStatusUpdateEvent)
-				if !ok || end.Status.State != a2a.TaskStateCanceled {
+				// The last event is the final status update, or the task
+				// itself when the subscription began after the cancel.
+				var end a2a.TaskState
+				switch ev := evs[len(evs)-1].(type) {
+				case *a2a.TaskStatusUpdateEvent:
+					end = ev.Status.State
+				case *a2a.Task:
+					end = ev.Status.State
+				}
+				if end != a2a.TaskStateCanceled {
 					t.Fatalf("subscription ends with %+v", evs[len(evs)-1])
 				}
 			case <-time.After(30 * time.Second):
@@ -344,5 +353,40 @@ func TestA2ATaskSurvivesRestart(t *testing.T) {
 	done := c.waitState(task.ID, a2a.TaskStateCompleted)
 	if !strings.Contains(outputOf(t, done), `"after":"restart"`) {
 		t.Fatalf("after the restart: %+v", done)
+	}
+}
+
+// A capability as an A2A agent: its inputs in a data part; a pending
+// decision is INPUT_REQUIRED, and the next message on the task answers it.
+func TestA2ACapabilitySkill(t *testing.T) {
+	s := newServer(t)
+	s.call("POST", "/api/v1/a2s/registry", s.admin, map[string]any{"namespace": "finance", "document": withChecksum(t, approveCap), "file": "approve.yaml"}).want(t, http.StatusCreated)
+	_, key := s.account(map[string]any{"capability_level": "basic", "operations": []string{"LoadData"}}, nil)
+	_, other := s.account(map[string]any{"capability_level": "basic"}, nil)
+	card := s.call("GET", "/a2a/cap/finance/Approve/.well-known/agent-card.json", "", nil).want(t, http.StatusOK)
+	if !strings.Contains(string(card.raw), `"url":"`+s.http.URL+`/a2a/cap/finance/Approve/"`) {
+		t.Fatalf("capability card: %s", card.raw)
+	}
+	s.call("GET", "/a2a/cap/finance/Nope/.well-known/agent-card.json", "", nil).want(t, http.StatusNotFound)
+	for _, v03 := range []bool{false, true} {
+		c := newA2ACaller(t, s, "cap/finance/Approve", key, v03)
+		id := "m-cap-" + strings.ReplaceAll(fmt.Sprint(v03), " ", "")
+		task, err := c.send(dataMessage(id, map[string]any{"amount": 40}), false)
+		if err != nil || task.Status.State != a2a.TaskStateInputRequired || task.Status.Message == nil ||
+			task.Status.Message.Parts[0].Text() != "Approve a refund of 40 EUR?" {
+			t.Fatalf("run (0.3: %v): %v %+v", v03, err, task)
+		}
+		if _, err := newA2ACaller(t, s, "cap/finance/Approve", other, v03).get(task.ID); !errors.Is(err, a2a.ErrTaskNotFound) {
+			t.Fatalf("another account's capability task: %v", err)
+		}
+		answer := dataMessage(id+"-answer", map[string]any{"verdict": "yes"})
+		answer.TaskID = task.ID
+		done, err := c.send(answer, false)
+		if err != nil || done.Status.State != a2a.TaskStateCompleted || !strings.Contains(outputOf(t, done), `"verdict":"approved"`) {
+			t.Fatalf("answer (0.3: %v): %v %+v", v03, err, done)
+		}
+		if got, err := c.get(task.ID); err != nil || got.Status.State != a2a.TaskStateCompleted || got.ContextID != task.ContextID {
+			t.Fatalf("GetTask: %v %+v", err, got)
+		}
 	}
 }
