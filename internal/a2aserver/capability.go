@@ -16,7 +16,7 @@ import (
 )
 
 // Capabilities runs A2S capabilities (internal/caprun's Service): each one
-// the account may run is an A2A agent at /a2a/cap/<ns>/<id>/ with one
+// the account may run is an A2A agent at /a2a-cap/<ns>/<id>/ with one
 // skill. A message's data part is the run's inputs; a run that waits for a
 // decision is an INPUT_REQUIRED task, and the next message on the task
 // (its taskId set) is the answer. A capability run is synchronous (it runs

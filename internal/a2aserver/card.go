@@ -24,8 +24,12 @@ func AgentPath(agent string) string {
 	return "/a2a/" + agent + "/"
 }
 
+// RESTSuffix follows an endpoint's path for its HTTP+JSON binding (1.0's
+// paths, and 0.3's under /v1).
+const RESTSuffix = "rest"
+
 // CapabilityPath is the path of capability ref's (NS/ID) endpoint.
-func CapabilityPath(ref string) string { return "/a2a/cap/" + ref + "/" }
+func CapabilityPath(ref string) string { return "/a2a-cap/" + ref + "/" }
 
 // AgentCard is agent's card: its endpoint at base (the URL the caller
 // reached sluice at), the Bearer scheme, streaming, one skill. It names
@@ -43,6 +47,7 @@ func AgentCard(base, agent string) *a2a.AgentCard {
 // reads and cancels tasks of every agent and starts none.
 func ServerCard(base string, agents []string) *a2a.AgentCard {
 	card := newCard(base+AgentPath(""), "sluice", "sluice fronts these agents over A2A; each skill is an agent, with its own card at /a2a/<agent>/.well-known/agent-card.json.")
+	card.SupportedInterfaces = card.SupportedInterfaces[:2] // JSON-RPC only: it starts no task
 	card.Skills = []a2a.AgentSkill{}
 	for _, name := range agents {
 		card.Skills = append(card.Skills, a2a.AgentSkill{ID: name, Name: name, Tags: []string{"agent"},
@@ -70,6 +75,8 @@ func newCard(url, name, description string) *a2a.AgentCard {
 		SupportedInterfaces: []*a2a.AgentInterface{
 			a2a.NewAgentInterface(url, a2a.TransportProtocolJSONRPC),
 			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: v03},
+			a2a.NewAgentInterface(url+RESTSuffix, a2a.TransportProtocolHTTPJSON),
+			{URL: url + RESTSuffix, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: v03},
 		},
 		Capabilities:       a2a.AgentCapabilities{Streaming: true, ExtendedAgentCard: true},
 		DefaultInputModes:  []string{"application/json", "text/plain"},

@@ -51,28 +51,68 @@ func (s *Server) mountA2A(mux *http.ServeMux) {
 		cfg.Capabilities, cfg.CapabilityCard = s.svc.Capabilities, s.extendedCapabilityCard
 	}
 	srv := a2aserver.New(cfg)
-	agent := func(w http.ResponseWriter, r *http.Request) {
-		s.serveA2A(w, r, func(p *account.Principal) a2asrv.RequestHandler { return srv.For(p, r.PathValue("agent")) })
+	agent := func(r *http.Request) handlerFor {
+		return func(p *account.Principal) a2asrv.RequestHandler { return srv.For(p, r.PathValue("agent")) }
 	}
 	mux.HandleFunc("GET /.well-known/agent-card.json", s.serverCard)
 	mux.HandleFunc("GET /a2a/{agent}/.well-known/agent-card.json", s.agentCard)
-	mux.HandleFunc("POST /a2a/{$}", agent)
-	mux.HandleFunc("POST /a2a/{agent}/{$}", agent)
+	for _, pattern := range []string{"/a2a/{$}", "/a2a/{agent}/{$}"} {
+		mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, agent(r), jsonRPC) })
+	}
+	for _, pattern := range []string{"/a2a/{agent}/rest/"} {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, agent(r), httpJSON) })
+	}
 	if s.svc.Capabilities != nil {
-		mux.HandleFunc("GET /a2a/cap/{ns}/{id}/.well-known/agent-card.json", s.capabilityCard)
-		mux.HandleFunc("POST /a2a/cap/{ns}/{id}/{$}", func(w http.ResponseWriter, r *http.Request) {
-			s.serveA2A(w, r, func(p *account.Principal) a2asrv.RequestHandler { return srv.ForCapability(p, capabilityRef(r)) })
-		})
+		capability := func(r *http.Request) handlerFor {
+			return func(p *account.Principal) a2asrv.RequestHandler { return srv.ForCapability(p, capabilityRef(r)) }
+		}
+		mux.HandleFunc("GET /a2a-cap/{ns}/{id}/.well-known/agent-card.json", s.capabilityCard)
+		mux.HandleFunc("POST /a2a-cap/{ns}/{id}/{$}", func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, capability(r), jsonRPC) })
+		mux.HandleFunc("/a2a-cap/{ns}/{id}/rest/", func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, capability(r), httpJSON) })
 	}
 }
 
 // capabilityRef is the NS/ID a capability's A2A route names.
 func capabilityRef(r *http.Request) string { return r.PathValue("ns") + "/" + r.PathValue("id") }
 
-// serveA2A is one JSON-RPC request to an agent's endpoint (or the
-// server's): admitted, then served by a2a-go's transport of the request's
-// protocol version, then audited.
-func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, handlerFor func(*account.Principal) a2asrv.RequestHandler) {
+// handlerFor is the request handler of an endpoint for a caller.
+type handlerFor func(*account.Principal) a2asrv.RequestHandler
+
+// a2aTransport is one of a2a-go's transports for a request whose body is
+// read: the handler that serves it over h, and the method the audit names.
+type a2aTransport func(r *http.Request, body []byte, h a2asrv.RequestHandler) (http.Handler, string)
+
+// jsonRPC is the JSON-RPC binding: 1.0's methods, or 0.3's through a2a-go's
+// compatibility layer, told apart by the method's name.
+func jsonRPC(_ *http.Request, body []byte, h a2asrv.RequestHandler) (http.Handler, string) {
+	var head struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &head) // a2a-go's transport reports a bad body
+	if isA2AV03(head.Method) {
+		return a2av0.NewJSONRPCHandler(h), head.Method
+	}
+	return a2asrv.NewJSONRPCHandler(h), head.Method
+}
+
+// httpJSON is the HTTP+JSON (REST) binding under <endpoint>rest: 1.0's
+// paths, or 0.3's (under /v1) through the compatibility layer.
+func httpJSON(r *http.Request, _ []byte, h a2asrv.RequestHandler) (http.Handler, string) {
+	// The endpoint's prefix is as many segments of the path as its route
+	// has ("/a2a/{agent}/rest/": three), whatever the agent's name.
+	n := strings.Count(strings.Trim(r.Pattern, "/"), "/") + 1
+	segs := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", n+1)
+	prefix := "/" + strings.Join(segs[:min(n, len(segs))], "/")
+	method := "rest." + r.Method
+	if strings.HasPrefix(strings.TrimPrefix(r.URL.Path, prefix), a2av0.RESTPathPrefix+"/") {
+		return http.StripPrefix(prefix, a2av0.NewRESTHandler(h)), method
+	}
+	return http.StripPrefix(prefix, a2asrv.NewRESTHandler(h)), method
+}
+
+// serveA2A is one request to an A2A endpoint: admitted, then served by
+// a2a-go's transport over the endpoint's handler, then audited.
+func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, handler handlerFor, transport a2aTransport) {
 	id := requestID(r)
 	w.Header().Set("X-Request-ID", id)
 	start := s.clock.Now()
@@ -93,20 +133,13 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, handlerFor fun
 		writeA2ARefusal(w, err)
 		return
 	}
-	var head struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(body, &head) // a2a-go's transport reports a bad body
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r = r.WithContext(context.WithValue(ctx, a2aRequestKey{}, r))
 	rec := &a2aOutcome{}
-	h := &a2asrv.InterceptedHandler{Handler: handlerFor(p), Interceptors: []a2asrv.CallInterceptor{rec}, Logger: s.log}
-	if isA2AV03(head.Method) {
-		a2av0.NewJSONRPCHandler(h).ServeHTTP(w, r)
-	} else {
-		a2asrv.NewJSONRPCHandler(h).ServeHTTP(w, r)
-	}
-	s.dispatcher.auditA2A(ctx, id, "a2a."+a2aMethodName(head.Method), p, rec.err, start)
+	h := &a2asrv.InterceptedHandler{Handler: handler(p), Interceptors: []a2asrv.CallInterceptor{rec}, Logger: s.log}
+	serve, method := transport(r, body, h)
+	serve.ServeHTTP(w, r)
+	s.dispatcher.auditA2A(ctx, id, "a2a."+a2aMethodName(method), p, rec.err, start)
 }
 
 // a2aOutcome keeps the first error a2a-go's transport is answered with,

@@ -93,7 +93,7 @@ func (s *Server) agentNames(ctx context.Context, p *account.Principal) ([]string
 	return names, nil
 }
 
-// capabilityCard is GET /a2a/cap/<ns>/<id>/.well-known/agent-card.json;
+// capabilityCard is GET /a2a-cap/<ns>/<id>/.well-known/agent-card.json;
 // a capability that is not published is 404.
 func (s *Server) capabilityCard(w http.ResponseWriter, r *http.Request) {
 	card, err := s.capabilityCardOf(r.Context(), baseURL(r), capabilityRef(r))

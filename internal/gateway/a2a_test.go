@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,7 +30,10 @@ type a2aCaller struct {
 func newA2ACaller(t *testing.T, s *testServer, agent, key string, v03 bool) *a2aCaller {
 	t.Helper()
 	url := s.http.URL + "/a2a/"
-	if agent != "" {
+	switch {
+	case strings.HasPrefix(agent, "/"): // a path of its own
+		url = s.http.URL + agent
+	case agent != "":
 		url += agent + "/"
 	}
 	var tr a2aclient.Transport
@@ -363,20 +367,20 @@ func TestA2ACapabilitySkill(t *testing.T) {
 	s.call("POST", "/api/v1/a2s/registry", s.admin, map[string]any{"namespace": "finance", "document": withChecksum(t, approveCap), "file": "approve.yaml"}).want(t, http.StatusCreated)
 	_, key := s.account(map[string]any{"capability_level": "basic", "operations": []string{"LoadData"}}, nil)
 	_, other := s.account(map[string]any{"capability_level": "basic"}, nil)
-	card := s.call("GET", "/a2a/cap/finance/Approve/.well-known/agent-card.json", "", nil).want(t, http.StatusOK)
-	if !strings.Contains(string(card.raw), `"url":"`+s.http.URL+`/a2a/cap/finance/Approve/"`) {
+	card := s.call("GET", "/a2a-cap/finance/Approve/.well-known/agent-card.json", "", nil).want(t, http.StatusOK)
+	if !strings.Contains(string(card.raw), `"url":"`+s.http.URL+`/a2a-cap/finance/Approve/"`) {
 		t.Fatalf("capability card: %s", card.raw)
 	}
-	s.call("GET", "/a2a/cap/finance/Nope/.well-known/agent-card.json", "", nil).want(t, http.StatusNotFound)
+	s.call("GET", "/a2a-cap/finance/Nope/.well-known/agent-card.json", "", nil).want(t, http.StatusNotFound)
 	for _, v03 := range []bool{false, true} {
-		c := newA2ACaller(t, s, "cap/finance/Approve", key, v03)
+		c := newA2ACaller(t, s, "/a2a-cap/finance/Approve/", key, v03)
 		id := "m-cap-" + strings.ReplaceAll(fmt.Sprint(v03), " ", "")
 		task, err := c.send(dataMessage(id, map[string]any{"amount": 40}), false)
 		if err != nil || task.Status.State != a2a.TaskStateInputRequired || task.Status.Message == nil ||
 			task.Status.Message.Parts[0].Text() != "Approve a refund of 40 EUR?" {
 			t.Fatalf("run (0.3: %v): %v %+v", v03, err, task)
 		}
-		if _, err := newA2ACaller(t, s, "cap/finance/Approve", other, v03).get(task.ID); !errors.Is(err, a2a.ErrTaskNotFound) {
+		if _, err := newA2ACaller(t, s, "/a2a-cap/finance/Approve/", other, v03).get(task.ID); !errors.Is(err, a2a.ErrTaskNotFound) {
 			t.Fatalf("another account's capability task: %v", err)
 		}
 		answer := dataMessage(id+"-answer", map[string]any{"verdict": "yes"})
@@ -388,5 +392,43 @@ func TestA2ACapabilitySkill(t *testing.T) {
 		if got, err := c.get(task.ID); err != nil || got.Status.State != a2a.TaskStateCompleted || got.ContextID != task.ContextID {
 			t.Fatalf("GetTask: %v %+v", err, got)
 		}
+	}
+}
+
+// The HTTP+JSON binding beside JSON-RPC: a2a-go's REST clients, 1.0 and 0.3.
+func TestA2AREST(t *testing.T) {
+	s := newServer(t)
+	both, _, _ := registerA2AAgents(t, s)
+	u, err := url.Parse(s.http.URL + "/a2a/echo/rest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := a2aclient.ServiceParams{"Authorization": {"Bearer " + both}}
+	for name, tr := range map[string]a2aclient.Transport{
+		"1.0": a2aclient.NewRESTTransport(u, s.http.Client()),
+		"0.3": mustTransport(t)(a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: u.String(), Client: s.http.Client()})),
+	} {
+		res, err := tr.SendMessage(ctxT(t), params, &a2a.SendMessageRequest{Message: dataMessage("m-rest-"+name, map[string]any{"via": "rest"})})
+		task, _ := res.(*a2a.Task)
+		if err != nil || task == nil || task.Status.State != a2a.TaskStateCompleted || !strings.Contains(outputOf(t, task), `"via":"rest"`) {
+			t.Fatalf("%s SendMessage: %v %+v", name, err, res)
+		}
+		if got, err := tr.GetTask(ctxT(t), params, &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.Status.State != a2a.TaskStateCompleted {
+			t.Fatalf("%s GetTask: %v %+v", name, err, got)
+		}
+	}
+	r := s.call("POST", "/a2a/echo/rest/message:send", "sk_live_wrong", map[string]any{})
+	if r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("REST with a wrong key: %d %s", r.status, r.raw)
+	}
+}
+
+func mustTransport(t *testing.T) func(a2aclient.Transport, error) a2aclient.Transport {
+	return func(tr a2aclient.Transport, err error) a2aclient.Transport {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
 	}
 }
