@@ -122,7 +122,7 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, handler handle
 		setLimitHeaders(w.Header(), limit)
 	}
 	if err != nil {
-		s.dispatcher.auditA2A(ctx, id, "a2a", nil, err, start)
+		s.dispatcher.auditA2A(ctx, id, "a2a", p, err, start) // p is set when only the limit refused it
 		writeA2ARefusal(w, err)
 		return
 	}

@@ -432,3 +432,33 @@ func mustTransport(t *testing.T) func(a2aclient.Transport, error) a2aclient.Tran
 		return tr
 	}
 }
+
+// Every A2A request passes the account's request limit and is audited once,
+// as every other ingress's.
+func TestA2ALimitedAndAudited(t *testing.T) {
+	s := newServer(t)
+	s.call("POST", "/api/v1/admin/agents", s.admin, map[string]any{"name": "echo", "url": mockAgent(t, "echo")}).want(t, http.StatusCreated)
+	id, key := s.account(map[string]any{"agents": []string{"echo"}}, map[string]any{"requests_per_minute": 2})
+	c := newA2ACaller(t, s, "echo", key, false)
+	if _, err := c.send(dataMessage("m-audit", map[string]any{}), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.get("awf-missing"); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("GetTask of no task: %v", err)
+	}
+	r := s.call("POST", "/a2a/echo/", key, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": map[string]any{"id": "x"}})
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Fatalf("over the limit: %d %v %s", r.status, r.header, r.raw)
+	}
+	var records []any
+	waitFor(t, 5*time.Second, "the audit records", func() bool {
+		records, _ = s.call("GET", "/api/v1/admin/audit?limit=1000&account="+id, s.admin, nil).want(t, http.StatusOK).get("records").([]any)
+		return strings.Contains(fmt.Sprint(records), "decision:limited")
+	})
+	got := fmt.Sprint(records)
+	for _, want := range []string{"method:a2a.SendMessage", "method:a2a.GetTask", "error_code:task_not_found", "decision:limited"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the audit lacks %s: %s", want, got)
+		}
+	}
+}
