@@ -156,15 +156,9 @@ func (h *capHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMess
 	}
 	task := res.(*a2a.Task)
 	return func(yield func(a2a.Event, error) bool) {
-		if !yield(task, nil) {
-			return
+		if yield(task, nil) {
+			lastEvents(task, yield)
 		}
-		for _, art := range task.Artifacts {
-			if !yield(&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: art, LastChunk: true}, nil) {
-				return
-			}
-		}
-		yield(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status, Metadata: task.Metadata}, nil)
 	}
 }
 
@@ -192,25 +186,9 @@ func (h *capHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest)
 	return h.task(ctx, req.ID)
 }
 
-// ListTasks pages through the account's runs of this capability (a page
-// of its capability runs, with those of other capabilities left out).
+// ListTasks pages through the account's runs of this capability (list).
 func (h *capHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	size, q, err := listQuery(req, store.KindCapability)
-	if err != nil || q == nil {
-		return emptyList(err)
-	}
-	list, next, err := h.s.cfg.Runs.List(ctx, h.p, *q)
-	if err != nil {
-		return nil, a2aError(err)
-	}
-	tasks := []*a2a.Task{}
-	for _, sum := range list {
-		t, err := h.task(ctx, a2a.TaskID(sum.RunID))
-		if err == nil && keep(req, t, sum) {
-			tasks = append(tasks, t)
-		}
-	}
-	return &a2a.ListTasksResponse{Tasks: tasks, TotalSize: len(tasks), PageSize: size, NextPageToken: next}, nil
+	return h.s.list(ctx, h.p, req, store.KindCapability, h.task)
 }
 
 // GetExtendedAgentCard is the capability's card.

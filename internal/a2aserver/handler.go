@@ -152,37 +152,15 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 	return taskOf(r), nil
 }
 
-// ListTasks pages through the account's A2A tasks, newest first (of this
-// agent, at an agent's endpoint). A page is a page of the account's agent
-// workflow runs with the runs that are not A2A tasks of this agent (or not
-// of contextId) left out: it may hold fewer tasks than pageSize, and
-// nextPageToken says whether there are more.
+// ListTasks pages through the account's A2A tasks of this agent (at
+// /a2a/: of every agent; list).
 func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	if err := h.refused(); err != nil {
 		return nil, err
 	}
-	size, q, err := listQuery(req, store.KindAgentWorkflow)
-	if err != nil || q == nil {
-		return emptyList(err)
-	}
-	list, next, err := h.s.cfg.Runs.List(ctx, h.p, *q)
-	if err != nil {
-		return nil, a2aError(err)
-	}
-	tasks := []*a2a.Task{}
-	for _, sum := range list {
-		r, err := h.s.cfg.Flows.Get(ctx, h.p.ID, sum.RunID)
-		if err != nil {
-			continue // gone since it was listed
-		}
-		if agent, ok := agentOf(r); !ok || h.agent != "" && agent != h.agent {
-			continue
-		}
-		if t := taskOf(r); keep(req, t, sum) {
-			tasks = append(tasks, t)
-		}
-	}
-	return &a2a.ListTasksResponse{Tasks: tasks, TotalSize: len(tasks), PageSize: size, NextPageToken: next}, nil
+	return h.s.list(ctx, h.p, req, store.KindAgentWorkflow, func(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+		return h.reader(id)(ctx)
+	})
 }
 
 // GetExtendedAgentCard is the card of this endpoint as the caller sees it.

@@ -69,13 +69,19 @@ func (s *Server) follow(ctx context.Context, p *account.Principal, id a2a.TaskID
 			yield(nil, err)
 			return
 		}
-		for _, art := range task.Artifacts {
-			if !yield(&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: art, LastChunk: true}, nil) {
-				return
-			}
-		}
-		yield(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status, Metadata: task.Metadata}, nil)
+		lastEvents(task, yield)
 	}
+}
+
+// lastEvents yields the end of task's stream: an artifact update per
+// artifact, then its status update.
+func lastEvents(task *a2a.Task, yield func(a2a.Event, error) bool) {
+	for _, art := range task.Artifacts {
+		if !yield(&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: art, LastChunk: true}, nil) {
+			return
+		}
+	}
+	yield(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status, Metadata: task.Metadata}, nil)
 }
 
 // ended: the task's stream has nothing more to say (terminal, or waiting
