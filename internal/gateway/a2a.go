@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/log"
 
 	"github.com/sluicehq/sluice/internal/a2aserver"
 	"github.com/sluicehq/sluice/internal/account"
@@ -80,24 +83,24 @@ type handlerFor func(*account.Principal) a2asrv.RequestHandler
 
 // a2aTransport is one of a2a-go's transports for a request whose body is
 // read: the handler that serves it over h, and the method the audit names.
-type a2aTransport func(r *http.Request, body []byte, h a2asrv.RequestHandler) (http.Handler, string)
+type a2aTransport func(r *http.Request, body []byte, h a2asrv.RequestHandler, opts ...a2asrv.TransportOption) (http.Handler, string)
 
 // jsonRPC is the JSON-RPC binding: 1.0's methods, or 0.3's through a2a-go's
 // compatibility layer, told apart by the method's name.
-func jsonRPC(_ *http.Request, body []byte, h a2asrv.RequestHandler) (http.Handler, string) {
+func jsonRPC(_ *http.Request, body []byte, h a2asrv.RequestHandler, opts ...a2asrv.TransportOption) (http.Handler, string) {
 	var head struct {
 		Method string `json:"method"`
 	}
 	_ = json.Unmarshal(body, &head) // a2a-go's transport reports a bad body
 	if isA2AV03(head.Method) {
-		return a2av0.NewJSONRPCHandler(h), head.Method
+		return a2av0.NewJSONRPCHandler(h, opts...), head.Method
 	}
-	return a2asrv.NewJSONRPCHandler(h), head.Method
+	return a2asrv.NewJSONRPCHandler(h, opts...), head.Method
 }
 
 // httpJSON is the HTTP+JSON (REST) binding under <endpoint>rest: 1.0's
 // paths, or 0.3's (under /v1) through the compatibility layer.
-func httpJSON(r *http.Request, _ []byte, h a2asrv.RequestHandler) (http.Handler, string) {
+func httpJSON(r *http.Request, _ []byte, h a2asrv.RequestHandler, opts ...a2asrv.TransportOption) (http.Handler, string) {
 	// The endpoint's prefix is as many segments of the path as its route
 	// has ("/a2a/{agent}/rest/": three), whatever the agent's name.
 	n := strings.Count(strings.Trim(r.Pattern, "/"), "/") + 1
@@ -105,9 +108,9 @@ func httpJSON(r *http.Request, _ []byte, h a2asrv.RequestHandler) (http.Handler,
 	prefix := "/" + strings.Join(segs[:min(n, len(segs))], "/")
 	method := "rest." + r.Method
 	if strings.HasPrefix(strings.TrimPrefix(r.URL.Path, prefix), a2av0.RESTPathPrefix+"/") {
-		return http.StripPrefix(prefix, a2av0.NewRESTHandler(h)), method
+		return http.StripPrefix(prefix, a2av0.NewRESTHandler(h, opts...)), method
 	}
-	return http.StripPrefix(prefix, a2asrv.NewRESTHandler(h)), method
+	return http.StripPrefix(prefix, a2asrv.NewRESTHandler(h, opts...)), method
 }
 
 // serveA2A is one request to an A2A endpoint: admitted, then served by
@@ -134,10 +137,15 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, handler handle
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	r = r.WithContext(context.WithValue(ctx, a2aRequestKey{}, r))
+	logger := s.log.With("component", "a2a", "requestId", id)
+	r = r.WithContext(log.AttachLogger(context.WithValue(ctx, a2aRequestKey{}, r), logger))
 	rec := &a2aOutcome{}
-	h := &a2asrv.InterceptedHandler{Handler: handler(p), Interceptors: []a2asrv.CallInterceptor{rec}, Logger: s.log}
-	serve, method := transport(r, body, h)
+	h := &a2asrv.InterceptedHandler{Handler: handler(p), Interceptors: []a2asrv.CallInterceptor{rec}, Logger: logger}
+	serve, method := transport(r, body, h, a2asrv.WithTransportKeepAlive(s.cfg.SSEHeartbeat),
+		a2asrv.WithTransportPanicHandler(func(v any) error {
+			logger.Error("A2A call panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			return a2a.ErrInternalError
+		}))
 	serve.ServeHTTP(w, r)
 	s.dispatcher.auditA2A(ctx, id, "a2a."+a2aMethodName(method), p, rec.err, start)
 }
