@@ -94,8 +94,16 @@ func (s *Server) agentNames(ctx context.Context, p *account.Principal) ([]string
 }
 
 // capabilityCard is GET /a2a-cap/<ns>/<id>/.well-known/agent-card.json;
-// a capability that is not published is 404.
+// a capability that is not published is 404. It says what the registry
+// says of the capability, so it takes a key as the registry does, unless
+// the registry is public (public_registry).
 func (s *Server) capabilityCard(w http.ResponseWriter, r *http.Request) {
+	if !s.cfg.PublicRegistry {
+		if _, _, err := s.dispatcher.admitA2A(r.Context(), r); err != nil {
+			writeA2ARefusal(w, err)
+			return
+		}
+	}
 	card, err := s.capabilityCardOf(r.Context(), baseURL(r), capabilityRef(r))
 	if err != nil {
 		fe := fault.From(err)

@@ -367,11 +367,13 @@ func TestA2ACapabilitySkill(t *testing.T) {
 	s.call("POST", "/api/v1/a2s/registry", s.admin, map[string]any{"namespace": "finance", "document": withChecksum(t, approveCap), "file": "approve.yaml"}).want(t, http.StatusCreated)
 	_, key := s.account(map[string]any{"capability_level": "basic", "operations": []string{"LoadData"}}, nil)
 	_, other := s.account(map[string]any{"capability_level": "basic"}, nil)
-	card := s.call("GET", "/a2a-cap/finance/Approve/.well-known/agent-card.json", "", nil).want(t, http.StatusOK)
+	// The registry takes a key (public_registry is off), and so does the card.
+	s.call("GET", "/a2a-cap/finance/Approve/.well-known/agent-card.json", "", nil).want(t, http.StatusUnauthorized)
+	card := s.call("GET", "/a2a-cap/finance/Approve/.well-known/agent-card.json", key, nil).want(t, http.StatusOK)
 	if !strings.Contains(string(card.raw), `"url":"`+s.http.URL+`/a2a-cap/finance/Approve/"`) {
 		t.Fatalf("capability card: %s", card.raw)
 	}
-	s.call("GET", "/a2a-cap/finance/Nope/.well-known/agent-card.json", "", nil).want(t, http.StatusNotFound)
+	s.call("GET", "/a2a-cap/finance/Nope/.well-known/agent-card.json", key, nil).want(t, http.StatusNotFound)
 	for _, v03 := range []bool{false, true} {
 		c := newA2ACaller(t, s, "/a2a-cap/finance/Approve/", key, v03)
 		id := "m-cap-" + strings.ReplaceAll(fmt.Sprint(v03), " ", "")
