@@ -306,6 +306,9 @@ func TestA2AMethods(t *testing.T) {
 	if r.status != http.StatusUnauthorized || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") || !strings.Contains(string(r.raw), "-31401") {
 		t.Fatalf("wrong key: %d %v %s", r.status, r.header, r.raw)
 	}
+	if r := s.call("POST", "/a2a/echo/", "", "{"); r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("no key: %d %v %s", r.status, r.header, r.raw)
+	}
 	if _, err := newA2ACaller(t, s, "echo", "sk_live_wrong", false).get("x"); err == nil {
 		t.Fatal("a2a-go's client with a wrong key: no error")
 	}
