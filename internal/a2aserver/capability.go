@@ -77,7 +77,7 @@ func (h *capHandler) reader(id a2a.TaskID) taskReader {
 // once it succeeded; the pending question as the status message (a text
 // part and a data part holding it) while it waits.
 func capTaskOf(runID, contextID string, status store.Status, res *capability.Result) *a2a.Task {
-	t := &a2a.Task{ID: a2a.TaskID(runID), ContextID: contextID, Status: a2a.TaskStatus{State: stateOf(status)},
+	t := &a2a.Task{ID: a2a.TaskID(runID), ContextID: contextID, Status: a2a.TaskStatus{State: taskState(status, res.Errors)},
 		Metadata: map[string]any{"run_status": string(status)}}
 	msg := func(parts ...*a2a.Part) *a2a.Message {
 		return &a2a.Message{ID: runID + "/" + string(status), Role: a2a.MessageRoleAgent, TaskID: t.ID, ContextID: contextID, Parts: parts}

@@ -64,10 +64,10 @@ func emptyList(err error) (*a2a.ListTasksResponse, error) {
 }
 
 // keep reports whether task t (of run sum) is on req's page: of its
-// contextId, changed after its statusTimestampAfter. Artifacts are left
+// contextId and state, changed after its statusTimestampAfter. Artifacts are left
 // out unless req includes them.
 func keep(req *a2a.ListTasksRequest, t *a2a.Task, sum runs.Summary) bool {
-	if req.ContextID != "" && t.ContextID != req.ContextID {
+	if req.ContextID != "" && t.ContextID != req.ContextID || req.Status != a2a.TaskStateUnspecified && t.Status.State != req.Status {
 		return false
 	}
 	if req.StatusTimestampAfter != nil && !sum.UpdatedAt.After(*req.StatusTimestampAfter) {
@@ -79,8 +79,12 @@ func keep(req *a2a.ListTasksRequest, t *a2a.Task, sum runs.Summary) bool {
 	return true
 }
 
-// statusesOf are the run statuses of an A2A state (stateOf's inverse).
+// statusesOf are the run statuses of an A2A state (stateOf's inverse; a
+// rejected task is a failed run).
 func statusesOf(s a2a.TaskState) []store.Status {
+	if s == a2a.TaskStateRejected {
+		s = a2a.TaskStateFailed
+	}
 	var out []store.Status
 	for _, st := range store.Statuses {
 		if stateOf(st) == s {

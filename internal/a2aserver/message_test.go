@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
 )
 
@@ -91,5 +92,13 @@ func TestStates(t *testing.T) {
 	}
 	if stateOf(store.StatusWaiting) != a2a.TaskStateInputRequired || stateOf(store.StatusCancelled) != a2a.TaskStateCanceled {
 		t.Fatal("waiting or cancelled")
+	}
+	denied := []fault.Object{{Type: fault.PermissionError, Message: "no"}}
+	if taskState(store.StatusFailed, denied) != a2a.TaskStateRejected || taskState(store.StatusSuccess, denied) != a2a.TaskStateCompleted ||
+		taskState(store.StatusFailed, []fault.Object{{Type: fault.ExecutionError}}) != a2a.TaskStateFailed {
+		t.Fatal("a refused run is rejected, a failed one failed")
+	}
+	if len(statusesOf(a2a.TaskStateRejected)) == 0 {
+		t.Fatal("rejected tasks are failed runs")
 	}
 }

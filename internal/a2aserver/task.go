@@ -26,9 +26,9 @@ const (
 	outputArtifact a2a.ArtifactID = "output"
 )
 
-// stateOf is the A2A state of a run's status. A run refused by policy
-// never exists: it is answered with an error, not a REJECTED task (see
-// refused).
+// stateOf is the A2A state of a run's status. A call refused by policy
+// before its run exists is answered with an error (see refused); a run that
+// policy refused once it ran is REJECTED (taskState).
 func stateOf(s store.Status) a2a.TaskState {
 	switch s {
 	case store.StatusQueued:
@@ -45,6 +45,17 @@ func stateOf(s store.Status) a2a.TaskState {
 	return a2a.TaskStateFailed // failed, partial
 }
 
+// taskState is the A2A state of a run that ended with errs: a failure
+// whose first error is a PermissionError (a grant revoked while the task
+// waited in the queue, a capability's policy) is REJECTED.
+func taskState(status store.Status, errs []fault.Object) a2a.TaskState {
+	s := stateOf(status)
+	if s == a2a.TaskStateFailed && len(errs) > 0 && errs[0].Type == fault.PermissionError {
+		return a2a.TaskStateRejected
+	}
+	return s
+}
+
 // agentOf is the agent a run calls, when it is an A2A task.
 func agentOf(r *agentflow.Run) (string, bool) {
 	return strings.CutPrefix(r.Name, namePrefix)
@@ -55,7 +66,7 @@ func agentOf(r *agentflow.Run) (string, bool) {
 // what happened in words (the first error of a run that failed).
 func taskOf(r *agentflow.Run) *a2a.Task {
 	t := &a2a.Task{ID: a2a.TaskID(r.RunID), ContextID: r.WorkflowID}
-	t.Status = a2a.TaskStatus{State: stateOf(r.Status), Timestamp: updatedAt(r)}
+	t.Status = a2a.TaskStatus{State: taskState(r.Status, r.Errors), Timestamp: updatedAt(r)}
 	agent, _ := agentOf(r)
 	t.Metadata = map[string]any{"agent": agent, "run_status": string(r.Status)}
 	if r.Status == store.StatusSuccess {
