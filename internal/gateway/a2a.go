@@ -62,9 +62,7 @@ func (s *Server) mountA2A(mux *http.ServeMux) {
 	for _, pattern := range []string{"/a2a/{$}", "/a2a/{agent}/{$}"} {
 		mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, agent(r), jsonRPC) })
 	}
-	for _, pattern := range []string{"/a2a/{agent}/rest/"} {
-		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, agent(r), httpJSON) })
-	}
+	mux.HandleFunc("/a2a/{agent}/rest/", func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, agent(r), httpJSON) })
 	if s.svc.Capabilities != nil {
 		capability := func(r *http.Request) handlerFor {
 			return func(p *account.Principal) a2asrv.RequestHandler { return srv.ForCapability(p, capabilityRef(r)) }
@@ -131,7 +129,11 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request, handler handle
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
-		err = fault.New(fault.TooLarge, "the request body is over %d bytes", s.cfg.MaxBodyBytes)
+		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
+			err = fault.New(fault.TooLarge, "the request body is over %d bytes", s.cfg.MaxBodyBytes)
+		} else {
+			err = fault.New(fault.Cancelled, "the request body could not be read").WithCause(err)
+		}
 		s.dispatcher.auditA2A(ctx, id, "a2a", p, err, start)
 		writeA2ARefusal(w, err)
 		return
@@ -168,10 +170,23 @@ func (o *a2aOutcome) After(_ context.Context, _ *a2asrv.CallContext, resp *a2asr
 // from 1.0's ("SendMessage", "GetTask"): one endpoint serves both.
 func isA2AV03(method string) bool { return strings.Contains(method, "/") }
 
-// a2aMethodName is method as the audit names it: the method, bounded, or
-// "unknown" for a body without one.
+// a2aMethods are the JSON-RPC methods of A2A 1.0 and 0.3: the names the
+// audit and the metrics keep (any other is "unknown", so that a caller
+// cannot make up label values).
+var a2aMethods = map[string]bool{
+	"SendMessage": true, "SendStreamingMessage": true, "GetTask": true, "ListTasks": true, "CancelTask": true,
+	"SubscribeToTask": true, "GetTaskPushNotificationConfig": true, "CreateTaskPushNotificationConfig": true,
+	"ListTaskPushNotificationConfigs": true, "DeleteTaskPushNotificationConfig": true, "GetExtendedAgentCard": true,
+	"message/send": true, "message/stream": true, "tasks/get": true, "tasks/cancel": true, "tasks/resubscribe": true,
+	"tasks/pushNotificationConfig/get": true, "tasks/pushNotificationConfig/set": true,
+	"tasks/pushNotificationConfig/list": true, "tasks/pushNotificationConfig/delete": true,
+	"agent/getAuthenticatedExtendedCard": true,
+	"rest.GET": true, "rest.POST": true, "rest.DELETE": true,
+}
+
+// a2aMethodName is method as the audit names it.
 func a2aMethodName(method string) string {
-	if method == "" || len(method) > 64 || !isToken(strings.ReplaceAll(method, "/", ".")) {
+	if !a2aMethods[method] {
 		return "unknown"
 	}
 	return method
