@@ -377,6 +377,12 @@ func TestA2ACapabilitySkill(t *testing.T) {
 		t.Fatalf("capability card: %s", card.raw)
 	}
 	s.call("GET", "/a2a-cap/finance/Nope/.well-known/agent-card.json", key, nil).want(t, http.StatusNotFound)
+	// A capability above the account's level is refused, as on every ingress.
+	elevated := withChecksum(t, strings.NewReplacer("id: Approve", "id: Wire", "level: basic", "level: elevated").Replace(approveCap))
+	s.call("POST", "/api/v1/a2s/registry", s.admin, map[string]any{"namespace": "finance", "document": elevated, "file": "wire.yaml"}).want(t, http.StatusCreated)
+	if _, err := newA2ACaller(t, s, "/a2a-cap/finance/Wire/", key, false).send(dataMessage("m-wire", map[string]any{"amount": 1}), false); !errors.Is(err, a2a.ErrUnauthorized) {
+		t.Fatalf("a capability above the account's level: %v", err)
+	}
 	for _, v03 := range []bool{false, true} {
 		c := newA2ACaller(t, s, "/a2a-cap/finance/Approve/", key, v03)
 		id := "m-cap-" + strings.ReplaceAll(fmt.Sprint(v03), " ", "")
