@@ -181,7 +181,7 @@ var a2aMethods = map[string]bool{
 	"tasks/pushNotificationConfig/get": true, "tasks/pushNotificationConfig/set": true,
 	"tasks/pushNotificationConfig/list": true, "tasks/pushNotificationConfig/delete": true,
 	"agent/getAuthenticatedExtendedCard": true,
-	"rest.GET": true, "rest.POST": true, "rest.DELETE": true,
+	"rest.GET":                           true, "rest.POST": true, "rest.DELETE": true,
 }
 
 // a2aMethodName is method as the audit names it.
