@@ -1,7 +1,12 @@
 package a2aserver
 
 import (
+	"context"
+	"encoding/json"
+
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
 // BearerScheme names the one security scheme of every card: an account's
@@ -85,4 +90,43 @@ func newCard(url, name, description string) *a2a.AgentCard {
 			Description: "A sluice account's API key"}},
 		SecurityRequirements: a2a.SecurityRequirementsOptions{{BearerScheme: a2a.SecuritySchemeScopes{}}},
 	}
+}
+
+// CardJSON is card in the union of A2A 1.0's and 0.3's formats, so that
+// clients of either version read it: a2a-go's union (a2av0's card
+// producer: 0.3's url, preferredTransport and protocolVersion beside 1.0's
+// supportedInterfaces), with each security scheme also in 1.0's form
+// (httpAuthSecurityScheme), which a2a-go v2.4.0's union leaves out and its
+// 1.0 card parser requires.
+func CardJSON(ctx context.Context, card *a2a.AgentCard) ([]byte, error) {
+	producer, ok := a2av0.NewStaticAgentCardProducer(card).(a2asrv.AgentCardJSONProducer)
+	if !ok {
+		return json.Marshal(card)
+	}
+	union, err := producer.CardJSON(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v1, err := json.Marshal(card.SecuritySchemes)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	var schemes map[string]map[string]any
+	if err := json.Unmarshal(union, &doc); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(v1, &schemes); err != nil {
+		return nil, err
+	}
+	if out, ok := doc["securitySchemes"].(map[string]any); ok {
+		for name, scheme := range schemes {
+			if entry, ok := out[name].(map[string]any); ok {
+				for k, v := range scheme {
+					entry[k] = v
+				}
+			}
+		}
+	}
+	return json.Marshal(doc)
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -36,7 +37,7 @@ func (s *Server) serverCard(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, fault.RowOf(fault.KindOf(err).String()).HTTPStatus, errorObject(fault.From(err).Object()))
 		return
 	}
-	writeJSON(w, http.StatusOK, a2aserver.ServerCard(baseURL(r), names))
+	serveCard(w, r, a2aserver.ServerCard(baseURL(r), names))
 }
 
 // agentCard is GET /a2a/<agent>/.well-known/agent-card.json; an agent that
@@ -51,7 +52,7 @@ func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, fault.RowOf(fe.Kind.String()).HTTPStatus, errorObject(fe.Object()))
 		return
 	}
-	writeJSON(w, http.StatusOK, a2aserver.AgentCard(baseURL(r), name))
+	serveCard(w, r, a2aserver.AgentCard(baseURL(r), name))
 }
 
 // extendedCard is the card of agent ("" the server's) as p sees it: the
@@ -110,7 +111,19 @@ func (s *Server) capabilityCard(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, fault.RowOf(fe.Kind.String()).HTTPStatus, errorObject(fe.Object()))
 		return
 	}
-	writeJSON(w, http.StatusOK, card)
+	serveCard(w, r, card)
+}
+
+// serveCard writes a public card in the union of A2A 1.0's and 0.3's
+// formats (a2aserver.CardJSON), readable from any origin.
+func serveCard(w http.ResponseWriter, r *http.Request, card *a2a.AgentCard) {
+	b, err := a2aserver.CardJSON(r.Context(), card)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, errorObject(fault.New(fault.Internal, "the card could not be encoded").Object()))
+		return
+	}
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	writeJSON(w, http.StatusOK, json.RawMessage(b))
 }
 
 // extendedCapabilityCard is a capability's card for an A2A call.

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,28 +130,43 @@ func registerA2AAgents(t *testing.T, s *testServer) (both, echoOnly, none string
 	return both, echoOnly, none
 }
 
+// compactCard is r with its JSON body compacted (cards are indented).
+func compactCard(t *testing.T, r response) response {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, r.raw); err != nil {
+		t.Fatalf("not JSON: %v %s", err, r.raw)
+	}
+	r.raw = b.Bytes()
+	return r
+}
+
 // The cards: public, naming sluice's endpoints only; the extended card is
 // the caller's view.
 func TestA2ACards(t *testing.T) {
 	s := newServer(t)
 	both, echoOnly, _ := registerA2AAgents(t, s)
 	agentURL := s.http.URL + "/a2a/echo/"
-	c := s.call("GET", "/a2a/echo/.well-known/agent-card.json", "", nil).want(t, http.StatusOK)
+	c := compactCard(t, s.call("GET", "/a2a/echo/.well-known/agent-card.json", "", nil).want(t, http.StatusOK))
 	for _, want := range []string{`"name":"echo"`, `"url":"` + agentURL + `"`, `"protocolVersion":"0.3"`, `"streaming":true`, `"scheme":"Bearer"`} {
 		if !strings.Contains(string(c.raw), want) {
 			t.Fatalf("agent card lacks %s: %s", want, c.raw)
 		}
 	}
 	var card a2a.AgentCard
-	if err := json.Unmarshal(c.raw, &card); err != nil || card.Name != "echo" || len(card.Skills) != 1 {
+	if err := json.Unmarshal(c.raw, &card); err != nil || card.Name != "echo" || len(card.Skills) != 1 || len(card.SupportedInterfaces) != 4 {
 		t.Fatalf("a2a-go reads the card: %v %+v", err, card)
+	}
+	old, err := a2av0.NewAgentCardParser()(c.raw)
+	if err != nil || old.Name != "echo" || len(old.SupportedInterfaces) == 0 || old.SupportedInterfaces[0].URL != agentURL {
+		t.Fatalf("a2a-go's 0.3 parser reads the card: %v %+v", err, old)
 	}
 	list := s.call("GET", "/api/v1/admin/agents", s.admin, nil).want(t, http.StatusOK)
 	var agents struct {
 		Agents []struct{ URL string } `json:"agents"`
 	}
 	_ = json.Unmarshal(list.raw, &agents)
-	srv := s.call("GET", "/.well-known/agent-card.json", "", nil).want(t, http.StatusOK)
+	srv := compactCard(t, s.call("GET", "/.well-known/agent-card.json", "", nil).want(t, http.StatusOK))
 	for _, a := range agents.Agents {
 		if a.URL == "" || strings.Contains(string(c.raw), a.URL) || strings.Contains(string(srv.raw), a.URL) {
 			t.Fatalf("a card names an agent's own URL %q: %s %s", a.URL, c.raw, srv.raw)
@@ -372,7 +388,7 @@ func TestA2ACapabilitySkill(t *testing.T) {
 	_, other := s.account(map[string]any{"capability_level": "basic"}, nil)
 	// The registry takes a key (public_registry is off), and so does the card.
 	s.call("GET", "/a2a-cap/finance/Approve/.well-known/agent-card.json", "", nil).want(t, http.StatusUnauthorized)
-	card := s.call("GET", "/a2a-cap/finance/Approve/.well-known/agent-card.json", key, nil).want(t, http.StatusOK)
+	card := compactCard(t, s.call("GET", "/a2a-cap/finance/Approve/.well-known/agent-card.json", key, nil).want(t, http.StatusOK))
 	if !strings.Contains(string(card.raw), `"url":"`+s.http.URL+`/a2a-cap/finance/Approve/"`) {
 		t.Fatalf("capability card: %s", card.raw)
 	}
