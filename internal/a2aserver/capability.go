@@ -163,7 +163,7 @@ func (h *capHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMess
 }
 
 func (h *capHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
-	return h.s.follow(ctx, h.p, req.ID, h.reader(req.ID))
+	return h.s.follow(ctx, h.p, req.ID, h.reader(req.ID), false)
 }
 
 func (h *capHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {

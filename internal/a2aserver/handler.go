@@ -115,7 +115,7 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 	if req.Config != nil && req.Config.ReturnImmediately {
 		return h.reader(id)(ctx)
 	}
-	if err := h.s.cfg.Runs.Follow(ctx, h.p, string(id), 0, func(execution.Frame) error { return nil }); err != nil {
+	if err := h.s.awaitEnd(ctx, h.p, id, h.reader(id), func(execution.Frame) error { return nil }); err != nil {
 		return nil, a2aError(err)
 	}
 	return settled(ctx, h.reader(id))
