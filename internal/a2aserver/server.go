@@ -15,7 +15,6 @@ package a2aserver
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -61,19 +60,13 @@ type Config struct {
 	Capabilities   Capabilities
 	Records        Records
 	CapabilityCard func(ctx context.Context, p *account.Principal, ref string) (*a2a.AgentCard, error)
-	Logger         *slog.Logger
 }
 
 // Server makes the request handler of each A2A call.
 type Server struct{ cfg Config }
 
 // New makes a Server over cfg's services.
-func New(cfg Config) *Server {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	return &Server{cfg: cfg}
-}
+func New(cfg Config) *Server { return &Server{cfg: cfg} }
 
 // For is the request handler of one call by p to agent ("" for the
 // server's own endpoint, which serves tasks and the extended card but

@@ -49,7 +49,7 @@ func (s *Server) mountA2A(mux *http.ServeMux) {
 	if s.svc.Agents == nil || s.svc.AgentFlows == nil {
 		return
 	}
-	cfg := a2aserver.Config{Flows: s.svc.AgentFlows, Runs: s.runs, Records: s.svc.Store, Cards: s.extendedCard, Logger: s.log}
+	cfg := a2aserver.Config{Flows: s.svc.AgentFlows, Runs: s.runs, Records: s.svc.Store, Cards: s.extendedCard}
 	if s.svc.Capabilities != nil {
 		cfg.Capabilities, cfg.CapabilityCard = s.svc.Capabilities, s.extendedCapabilityCard
 	}
