@@ -12,6 +12,7 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/capability"
 	"github.com/sluicehq/sluice/internal/caprun"
+	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
 )
 
@@ -132,6 +133,10 @@ func (h *capHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 			return nil, err
 		}
 		if _, err := h.s.cfg.Capabilities.Decide(ctx, h.p, string(msg.TaskID), raw); err != nil {
+			if fe := fault.From(err); fe.Kind == fault.Conflict {
+				// Answered already, or not waiting: the task takes no message now.
+				return nil, a2a.NewError(a2a.ErrUnsupportedOperation, fe.Message)
+			}
 			return nil, a2aError(err)
 		}
 		return h.task(ctx, msg.TaskID)

@@ -417,6 +417,11 @@ func TestA2ACapabilitySkill(t *testing.T) {
 		if err != nil || done.Status.State != a2a.TaskStateCompleted || !strings.Contains(outputOf(t, done), `"verdict":"approved"`) {
 			t.Fatalf("answer (0.3: %v): %v %+v", v03, err, done)
 		}
+		again := dataMessage(id+"-again", map[string]any{"verdict": "no"})
+		again.TaskID = task.ID
+		if _, err := c.send(again, false); !errors.Is(err, a2a.ErrUnsupportedOperation) {
+			t.Fatalf("a second answer (0.3: %v): %v", v03, err)
+		}
 		if got, err := c.get(task.ID); err != nil || got.Status.State != a2a.TaskStateCompleted || got.ContextID != task.ContextID {
 			t.Fatalf("GetTask: %v %+v", err, got)
 		}
