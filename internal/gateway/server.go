@@ -193,6 +193,7 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 			}
 		}
 	}
+	s.mountA2A(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errorObject(notFoundRoute(r).Object()))
 	})
