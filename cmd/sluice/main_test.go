@@ -14,6 +14,10 @@ import (
 // TestStartupFailureExit: the process's exit code and stderr are then the
 // command's, panics included.
 func TestMain(m *testing.M) {
+	if os.Getenv(baselineEnv) != "" {
+		serveBaselineMCP()
+		return
+	}
 	if args, ok := os.LookupEnv("SLUICE_TEST_MAIN_ARGS"); ok {
 		os.Args = append([]string{"sluice"}, strings.Split(args, "\x1f")...)
 		main()
