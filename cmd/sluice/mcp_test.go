@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,17 +19,35 @@ import (
 
 // sluiceMCP is `sluice mcp --stdio ARGS...` as a host spawns it, with key
 // as SLUICE_API_KEY; stderr is kept for the failure message.
-func sluiceMCP(t *testing.T, key string, env []string, args ...string) (*mcp.CommandTransport, *bytes.Buffer) {
+func sluiceMCP(t *testing.T, key string, env []string, args ...string) (*mcp.CommandTransport, *childOutput) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &childOutput{}
+	cmd.Stderr = stderr
 	cmd.Env = append(os.Environ(), append(env, "SLUICE_TEST_MAIN_ARGS="+strings.Join(append([]string{"mcp", "--stdio"}, args...), "\x1f"),
 		"SLUICE_API_KEY="+key, "SLUICE_LOG_LEVEL=debug")...)
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, &stderr
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, stderr
 }
 
-func connectMCP(t *testing.T, tr mcp.Transport, stderr *bytes.Buffer) *mcp.ClientSession {
+// childOutput is a child's stderr, read while the child may still write it.
+type childOutput struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (c *childOutput) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.Write(p)
+}
+
+func (c *childOutput) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
+}
+
+func connectMCP(t *testing.T, tr mcp.Transport, stderr *childOutput) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -40,7 +59,7 @@ func connectMCP(t *testing.T, tr mcp.Transport, stderr *bytes.Buffer) *mcp.Clien
 }
 
 // callValidate lists the tools and validates a workflow through cs.
-func callValidate(t *testing.T, cs *mcp.ClientSession, stderr *bytes.Buffer) {
+func callValidate(t *testing.T, cs *mcp.ClientSession, stderr *childOutput) {
 	t.Helper()
 	ctx := context.Background()
 	tools, err := cs.ListTools(ctx, nil)
