@@ -95,7 +95,7 @@ func TestCommandServer(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{})
 	alice := principal("alice", "local")
-	srv, err := r.Register(ctx, alice, "local", "tester", "")
+	srv, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestRegisterPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.r.Register(ctx, tc.p, tc.server, tc.command, tc.url)
+			_, err := tc.r.Register(ctx, tc.p, mcp.Registration{Name: tc.server, Command: tc.command, URL: tc.url})
 			wantKind(t, err, tc.kind, tc.name)
 			if !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("error %q does not say %q", err, tc.says)
@@ -196,8 +196,9 @@ func TestURLServer(t *testing.T) {
 	defer hs.Close()
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{Egress: egress.Policy{AllowPrivate: []string{"127.0.0.1"}}})
+	defer r.Close() // before the server: the connection holds a stream open
 	bob := principal("bob", "web")
-	got, err := r.Register(ctx, bob, "web", "", hs.URL)
+	got, err := r.Register(ctx, bob, mcp.Registration{Name: "web", URL: hs.URL})
 	if err != nil || got.URL != hs.URL || len(got.Tools) != 8 {
 		t.Fatalf("register: %+v %v", got, err)
 	}
@@ -249,7 +250,7 @@ func TestRegistrationsPersist(t *testing.T) {
 	st := openStore(t)
 	alice := principal("alice", "*")
 	r1 := mcp.New(mcp.Options{Store: st, Commands: testCommands(), ConnectTimeout: 20 * time.Second})
-	if _, err := r1.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r1.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	r1.Close()
@@ -289,7 +290,7 @@ func TestTimeoutsDeathAndIdle(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{CallTimeout: 300 * time.Millisecond, IdleTimeout: time.Second})
 	alice := principal("alice", "*")
-	if _, err := r.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	p := r.Provider()
@@ -336,7 +337,7 @@ func TestCommandEnvironment(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{Commands: testCommands("SLUICE_TEST_PASSED", "FIXED=1")})
 	alice := principal("alice", "*")
-	if _, err := r.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"SLUICE_TEST_PASSED": "yes", "FIXED": "1", "SLUICE_TEST_SECRET": "", "PATH": ""} {
@@ -351,7 +352,7 @@ func TestResultBound(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{MaxResultBytes: 1024})
 	alice := principal("alice", "*")
-	if _, err := r.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := r.Provider().Call(ctx, alice, "mcp.local.echo", map[string]any{"text": strings.Repeat("é", 2000)}, nil)
