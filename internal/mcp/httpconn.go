@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"io"
 	"mime"
 	"net/http"
 
@@ -43,6 +44,9 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header[name] = v
 		}
 	}
+	if sameOrigin && req.Method == http.MethodPost && req.GetBody != nil && req.ContentLength > 0 && req.ContentLength < 1<<20 {
+		req = initializeWithoutRoots(req)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || resp == nil {
 		return resp, err
@@ -82,4 +86,27 @@ func (r *Registry) httpClientFor(rt *serverTransport) *http.Client {
 	}
 	base.Transport = rt
 	return &base
+}
+
+// initializeWithoutRoots rewrites the body of an initialize request (see
+// withoutRootsParams); any other request goes unchanged.
+func initializeWithoutRoots(req *http.Request) *http.Request {
+	rc, err := req.GetBody()
+	if err != nil {
+		return req
+	}
+	body, err := io.ReadAll(io.LimitReader(rc, req.ContentLength+1))
+	rc.Close()
+	if err != nil || !bytes.Contains(body, []byte(`"initialize"`)) {
+		return req
+	}
+	out := withoutRootsMessage(body)
+	if bytes.Equal(out, body) {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(out))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	req.ContentLength = int64(len(out))
+	return req
 }

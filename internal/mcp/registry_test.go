@@ -107,7 +107,7 @@ func TestCommandServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := toolNames(list); got != "mcp.local.add mcp.local.echo mcp.local.exit mcp.local.fail mcp.local.getenv mcp.local.progress mcp.local.slow mcp.local.upper.text" {
+	if got := toolNames(list); got != "mcp.local.add mcp.local.ask mcp.local.echo mcp.local.exit mcp.local.fail mcp.local.getenv mcp.local.progress mcp.local.slow mcp.local.upper.text" {
 		t.Fatalf("tools: %s", got)
 	}
 	for _, tl := range list {
@@ -145,7 +145,7 @@ func TestCommandServer(t *testing.T) {
 	_, err = box.Call(ctx, alice, "mcp.other.echo", nil, nil)
 	wantKind(t, err, fault.PermissionDenied, "a server not granted")
 	servers, err := r.List(ctx, alice)
-	if err != nil || len(servers) != 1 || servers[0].Name != "local" || len(servers[0].Tools) != 8 {
+	if err != nil || len(servers) != 1 || servers[0].Name != "local" || len(servers[0].Tools) != 9 {
 		t.Fatalf("servers: %+v %v", servers, err)
 	}
 }
@@ -199,7 +199,7 @@ func TestURLServer(t *testing.T) {
 	defer r.Close() // before the server: the connection holds a stream open
 	bob := principal("bob", "web")
 	got, err := r.Register(ctx, bob, mcp.Registration{Name: "web", URL: hs.URL})
-	if err != nil || got.URL != hs.URL || len(got.Tools) != 8 {
+	if err != nil || got.URL != hs.URL || len(got.Tools) != 9 {
 		t.Fatalf("register: %+v %v", got, err)
 	}
 	res, err := r.Provider().Call(ctx, bob, "mcp.web.echo", map[string]any{"text": "über"}, nil)

@@ -52,6 +52,15 @@ func (c tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, err
 }
 
+func (c tapConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if req, ok := m.(*jsonrpc.Request); ok && req.Method == "initialize" {
+		cp := *req
+		cp.Params = withoutRootsParams(req.Params)
+		m = &cp
+	}
+	return c.Connection.Write(ctx, m)
+}
+
 // maxTappedEvent bounds the bytes of one server-sent event the tap keeps;
 // a longer event is passed on untouched and not looked at (a progress
 // notification is far smaller).
