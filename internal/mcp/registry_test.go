@@ -27,6 +27,7 @@ import (
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked()
+	conformanceClientIfAsked()
 	os.Exit(m.Run())
 }
 
