@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/mcp"
@@ -57,6 +58,17 @@ func (ss *sessionConn) startMCP(ctx context.Context, m session.Message) {
 		}
 		if x.URL != "" {
 			params["url"] = x.URL
+		}
+		for field, raw := range map[string]json.RawMessage{"headers": x.Headers, "oauth": x.OAuth} {
+			if len(raw) == 0 {
+				continue
+			}
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeSchemaViolation, Message: field + ": " + err.Error()})
+				return
+			}
+			params[field] = v
 		}
 		ss.start(ctx, id, MethodMCPRegister, params, func(reqID string, f *e2a.Response) session.Message {
 			if f.Kind == e2a.KindError {
