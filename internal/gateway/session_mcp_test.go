@@ -64,6 +64,9 @@ func TestSessionMCPServers(t *testing.T) {
 		{map[string]any{"name": "secret", "url": hs.URL}, "mcp_servers"},
 		{map[string]any{"name": "local", "command": "bash"}, "allowlist"},
 		{map[string]any{"name": "web", "url": "https://mcp.example.com/mcp"}, "hosts"},
+		// Credentials are named from the vault, never given as values.
+		{map[string]any{"name": "web", "url": hs.URL, "headers": map[string]any{"Authorization": "Bearer s3cret"}}, "credentialRef"},
+		{map[string]any{"name": "web", "url": hs.URL, "headers": map[string]any{"Authorization": map[string]any{"credentialRef": map[string]any{"id": "tok"}}}}, "not permitted"},
 	} {
 		r.send("mcp/server/register/req", tc.fields)
 		if m := r.recv(); m["type"] != "mcp/server/register/resp" || m["ok"] != false || !strings.Contains(fmtAny(m["reason"]), tc.says) {
