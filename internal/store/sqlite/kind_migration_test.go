@@ -10,7 +10,7 @@ import (
 )
 
 // Rows written before migration 0008 get the kind their document says:
-// the schema is taken back to version 7 (0014's and 0013's columns dropped, 0010's column and index dropped,
+// the schema is taken back to version 7 (0015's, 0014's and 0013's columns dropped, 0010's column and index dropped,
 // 0009's index swapped back, 0008's column and index dropped, their version
 // rows deleted), and opening it again applies 0008 on to the rows there.
 func TestKindMigrationBackfills(t *testing.T) {
@@ -27,6 +27,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
+		`ALTER TABLE mcp_servers DROP COLUMN auth`,                                    // 0015
 		`ALTER TABLE credentials DROP COLUMN hosts`,                                   // 0014
 		`DROP INDEX queue_items_group_due`, `ALTER TABLE queue_items DROP COLUMN grp`, // 0013
 		`DROP INDEX queue_items_expiry`, `ALTER TABLE queue_items DROP COLUMN expires_at`, // 0010
