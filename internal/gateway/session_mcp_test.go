@@ -34,7 +34,7 @@ func mcpHandshake(r *rawSession, key string) map[string]any {
 func TestSessionMCPServers(t *testing.T) {
 	srv := mcptest.NewServer()
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-	defer hs.Close()
+	t.Cleanup(hs.Close) // after the gateway's cleanup: its MCP connection holds a stream open
 	s := newServer(t, withMCPCommands)
 	_, key := s.account(map[string]any{"operations": []string{"Wait"}, "hosts": []string{"127.0.0.1"},
 		"mcp_servers": []string{"web", "local"}}, nil)
