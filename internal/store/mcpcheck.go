@@ -59,6 +59,11 @@ func checkMCPServerAuth(a MCPServerAuth) error {
 		}
 	}
 	if o := a.OAuth; o != nil {
+		for name := range a.Headers {
+			if http.CanonicalHeaderKey(name) == "Authorization" {
+				return invalid("headers.Authorization", "cannot be given with oauth, whose token is the Authorization header")
+			}
+		}
 		if err := CheckID("oauth.clientId.credentialRef.id", o.ClientID); err != nil {
 			return err
 		}

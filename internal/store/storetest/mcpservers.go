@@ -32,7 +32,7 @@ func testMCPServers(t *testing.T, s store.Store) {
 	must(t, err)
 	// A URL server's credentials are kept by vault id; the same
 	// registration with other credentials is registered differently.
-	docsAuth := store.MCPServerAuth{Headers: map[string]string{"Authorization": "docs-token", "X-Team": "team-id"},
+	docsAuth := store.MCPServerAuth{Headers: map[string]string{"X-Api-Key": "docs-token", "X-Team": "team-id"},
 		OAuth: &store.MCPOAuth{ClientID: "docs-client", ClientSecret: "docs-secret"}}
 	docs := store.MCPServer{AccountID: "alice", Name: "docs", URL: "https://docs.example.com/mcp", Auth: docsAuth}
 	_, err = s.AddMCPServer(ctx, docs)
@@ -75,6 +75,8 @@ func testMCPServers(t *testing.T, s store.Store) {
 		{AccountID: "alice", Name: "badheader", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"Bad Name": "k"}}},
 		{AccountID: "alice", Name: "reserved", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"mcp-session-id": "k"}}},
 		{AccountID: "alice", Name: "noid", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"X-Key": ""}}},
+		{AccountID: "alice", Name: "twoauth", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"authorization": "k"},
+			OAuth: &store.MCPOAuth{ClientID: "c", ClientSecret: "s"}}},
 		{AccountID: "alice", Name: "halfoauth", URL: "https://x.example.com", Auth: store.MCPServerAuth{OAuth: &store.MCPOAuth{ClientID: "c"}}},
 	}
 	for _, b := range bad {
