@@ -204,7 +204,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		SharedPoll: prof.sharedPoll,
 	})
 	a.mcp = mcp.New(mcp.Options{
-		Store: a.db, Commands: cfg.MCP.Commands, Egress: pol,
+		Store: a.db, Commands: cfg.MCP.Commands, Egress: pol, Vault: sealed,
 		ConnectTimeout: cfg.MCP.ConnectTimeout, CallTimeout: cfg.MCP.CallTimeout, IdleTimeout: cfg.MCP.IdleTimeout,
 		MaxResultBytes: cfg.MCP.MaxResultBytes, Logger: log.With("component", "mcp"),
 	})

@@ -70,7 +70,7 @@ func (p *pipeSession) recv() map[string]any {
 func TestSessionEndOfInputDrainsThenCancels(t *testing.T) {
 	srv := mcptest.NewServer()
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-	defer hs.Close()
+	t.Cleanup(hs.Close) // after the gateway's cleanup: its MCP connection holds a stream open
 	s := newServer(t, withSession(gateway.SessionConfig{ShutdownTimeout: 300 * time.Millisecond}))
 	_, key := s.account(map[string]any{"operations": []string{"Wait"}, "hosts": []string{"127.0.0.1"}, "mcp_servers": []string{"web"}}, nil)
 	p := openPipe(t, s)
@@ -109,7 +109,7 @@ func TestSessionEndOfInputDrainsThenCancels(t *testing.T) {
 func TestSessionCallTimeoutIsTimeout(t *testing.T) {
 	srv := mcptest.NewServer()
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-	defer hs.Close()
+	t.Cleanup(hs.Close) // after the gateway's cleanup: its MCP connection holds a stream open
 	s := newServer(t)
 	_, key := s.account(map[string]any{"operations": []string{"Wait"}, "hosts": []string{"127.0.0.1"}, "mcp_servers": []string{"web"}}, nil)
 	r := openRaw(t, s)

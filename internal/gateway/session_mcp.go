@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/mcp"
@@ -13,16 +14,17 @@ import (
 // (internal/mcp, which holds the registration policy); its gateway methods
 // are registered when it is set.
 type MCPService interface {
-	Register(ctx context.Context, p *account.Principal, name, command, url string) (mcp.Server, error)
+	Register(ctx context.Context, p *account.Principal, g mcp.Registration) (mcp.Server, error)
 	List(ctx context.Context, p *account.Principal) ([]mcp.Server, error)
 	Unregister(ctx context.Context, p *account.Principal, name string) error
 }
 
 func (s *Server) mcpRegister(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
-	name := a.String("name")
-	command := a.String("command")
-	url := a.String("url")
-	srv, err := s.svc.MCP.Register(ctx, c.Principal, name, command, url)
+	auth, err := mcp.ParseAuth(a.Object("headers"), a.Object("oauth"))
+	if err != nil {
+		return err
+	}
+	srv, err := s.svc.MCP.Register(ctx, c.Principal, mcp.Registration{Name: a.String("name"), Command: a.String("command"), URL: a.String("url"), Auth: auth})
 	if err != nil {
 		return err
 	}
@@ -56,6 +58,17 @@ func (ss *sessionConn) startMCP(ctx context.Context, m session.Message) {
 		}
 		if x.URL != "" {
 			params["url"] = x.URL
+		}
+		for field, raw := range map[string]json.RawMessage{"headers": x.Headers, "oauth": x.OAuth} {
+			if len(raw) == 0 {
+				continue
+			}
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeSchemaViolation, Message: field + ": " + err.Error()})
+				return
+			}
+			params[field] = v
 		}
 		ss.start(ctx, id, MethodMCPRegister, params, func(reqID string, f *e2a.Response) session.Message {
 			if f.Kind == e2a.KindError {

@@ -34,7 +34,7 @@ func mcpHandshake(r *rawSession, key string) map[string]any {
 func TestSessionMCPServers(t *testing.T) {
 	srv := mcptest.NewServer()
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-	defer hs.Close()
+	t.Cleanup(hs.Close) // after the gateway's cleanup: its MCP connection holds a stream open
 	s := newServer(t, withMCPCommands)
 	_, key := s.account(map[string]any{"operations": []string{"Wait"}, "hosts": []string{"127.0.0.1"},
 		"mcp_servers": []string{"web", "local"}}, nil)
@@ -64,6 +64,9 @@ func TestSessionMCPServers(t *testing.T) {
 		{map[string]any{"name": "secret", "url": hs.URL}, "mcp_servers"},
 		{map[string]any{"name": "local", "command": "bash"}, "allowlist"},
 		{map[string]any{"name": "web", "url": "https://mcp.example.com/mcp"}, "hosts"},
+		// Credentials are named from the vault, never given as values.
+		{map[string]any{"name": "web", "url": hs.URL, "headers": map[string]any{"Authorization": "Bearer s3cret"}}, "credentialRef"},
+		{map[string]any{"name": "web", "url": hs.URL, "headers": map[string]any{"Authorization": map[string]any{"credentialRef": map[string]any{"id": "tok"}}}}, "not permitted"},
 	} {
 		r.send("mcp/server/register/req", tc.fields)
 		if m := r.recv(); m["type"] != "mcp/server/register/resp" || m["ok"] != false || !strings.Contains(fmtAny(m["reason"]), tc.says) {

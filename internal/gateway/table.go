@@ -303,7 +303,7 @@ var methodTable = []methodSpec{
 
 	// The session's mcp namespace.
 	{name: MethodMCPRegister, access: accessAccount, servedIf: withMCP,
-		params: params(reqStr("name"), str("command"), str("url")),
+		params: params(reqStr("name"), str("command"), str("url"), object("headers"), object("oauth")),
 		handle: (*Server).mcpRegister},
 	{name: MethodMCPList, access: accessAccount, servedIf: withMCP,
 		handle: (*Server).mcpList},

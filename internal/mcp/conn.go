@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"sync"
@@ -15,8 +16,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/tools"
+	"github.com/sluicehq/sluice/internal/vault/redact"
 )
 
 // toolsTTL is how long a server's tool list is reused before it is asked
@@ -47,6 +50,7 @@ type conn struct {
 	toolsAt time.Time
 
 	progress *progressRoutes
+	tasks    taskTools
 }
 
 // toolInfo is what sluice keeps of an MCP tool.
@@ -60,8 +64,10 @@ type toolInfo struct {
 	ReadOnly    bool
 }
 
-// connect returns the live connection of reg, making it when there is none.
-func (r *Registry) connect(ctx context.Context, reg store.MCPServer) (*conn, error) {
+// connect returns the live connection of reg, making it when there is none;
+// grants are the caller's (an OAuth flow the connection runs may reach only
+// hosts they cover).
+func (r *Registry) connect(ctx context.Context, reg store.MCPServer, grants policy.Permissions) (*conn, error) {
 	key := connKey{reg.AccountID, reg.Name}
 	r.mu.Lock()
 	if r.closed {
@@ -69,7 +75,7 @@ func (r *Registry) connect(ctx context.Context, reg store.MCPServer) (*conn, err
 		return nil, fault.New(fault.Unavailable, "the server is shutting down")
 	}
 	c := r.conns[key]
-	if c != nil && (c.dead.Load() || c.reg.Command != reg.Command || c.reg.URL != reg.URL) {
+	if c != nil && (c.dead.Load() || c.reg.Command != reg.Command || c.reg.URL != reg.URL || !sameAuth(c.reg.Auth, reg.Auth)) {
 		delete(r.conns, key)
 		go c.close()
 		c = nil
@@ -83,7 +89,7 @@ func (r *Registry) connect(ctx context.Context, reg store.MCPServer) (*conn, err
 		c.lastUsed.Store(time.Now().UnixNano())
 		r.conns[key] = c
 		r.mu.Unlock()
-		c.cs, c.err = r.dial(reg, c.progress)
+		c.cs, c.err = r.dial(c, grants)
 		if c.err != nil {
 			r.mu.Lock()
 			if r.conns[key] == c {
@@ -112,34 +118,56 @@ func (r *Registry) connect(ctx context.Context, reg store.MCPServer) (*conn, err
 	return c, nil
 }
 
+// maxStreamRetries bounds the reconnections of a dropped event stream
+// (resumed from its last event id, after the server's retry delay or a
+// growing backoff) before the connection is given up.
+const maxStreamRetries = 5
+
 // dial starts or reaches the server and runs MCP initialization, within
 // ConnectTimeout. It does not use a caller's context: the connection outlives
 // the call that made it.
-func (r *Registry) dial(reg store.MCPServer, progress *progressRoutes) (*sdk.ClientSession, error) {
+func (r *Registry) dial(c *conn, grants policy.Permissions) (*sdk.ClientSession, error) {
+	reg := c.reg
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.ConnectTimeout)
 	defer cancel()
 	var t sdk.Transport
 	what := "reached"
+	scrub := redact.New()
 	if reg.Command != "" {
 		spec := r.o.Commands[reg.Command]
 		cmd := exec.Command(spec.Command, spec.Args...)
 		cmd.Env = commandEnv(spec.Env)
 		cmd.Dir = spec.Dir
 		cmd.Stderr = &stderrLog{log: r.o.Logger, server: reg.Name, account: reg.AccountID}
-		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		t = tapTransport{Transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, progress: c.progress, tasks: &c.tasks}
 		what = "started"
 	} else {
-		t = &sdk.StreamableClientTransport{Endpoint: reg.URL, HTTPClient: r.o.HTTPClient, MaxRetries: -1, DisableStandaloneSSE: true}
-	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "sluice", Version: "1"},
-		&sdk.ClientOptions{ProgressNotificationHandler: progress.handle})
-	cs, err := client.Connect(ctx, t, nil)
-	if err != nil {
-		r.o.Logger.Warn("mcp server unreachable", "server", reg.Name, "account", reg.AccountID, "error", err)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fault.New(fault.Timeout, "MCP server %q did not answer within %s", reg.Name, r.o.ConnectTimeout).WithCause(err)
+		sa, err := r.resolveAuth(ctx, reg)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fault.New(fault.Upstream, "MCP server %q could not be %s: %s", reg.Name, what, boundedText(err.Error(), 300)).WithCause(err)
+		scrub = sa.scrub
+		u, _ := url.Parse(reg.URL)
+		client := r.httpClientFor(&serverTransport{origin: origin(u), auth: sa, hosts: grants, progress: c.progress, tasks: &c.tasks})
+		oauth, err := sa.newOAuth(client)
+		if err != nil {
+			return nil, err
+		}
+		// The standalone stream carries what the server says outside a call
+		// (tools/list_changed, and requests some servers send there).
+		t = &sdk.StreamableClientTransport{Endpoint: reg.URL, HTTPClient: client, MaxRetries: maxStreamRetries, OAuthHandler: oauth}
+	}
+	cs, err := clientFor(c).Connect(ctx, t, nil)
+	if err != nil {
+		msg := scrub.Scrub(boundedText(err.Error(), 300))
+		r.o.Logger.Warn("mcp server unreachable", "server", reg.Name, "account", reg.AccountID, "error", msg)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fault.New(fault.Timeout, "MCP server %q did not answer within %s", reg.Name, r.o.ConnectTimeout)
+		}
+		if fe, ok := fault.As(err); ok { // a gate of serverTransport
+			return nil, fe
+		}
+		return nil, fault.New(fault.Upstream, "MCP server %q could not be %s: %s", reg.Name, what, msg)
 	}
 	return cs, nil
 }
@@ -197,12 +225,14 @@ func (c *conn) call(ctx context.Context, tool string, args map[string]any, onEve
 		args = map[string]any{}
 	}
 	params := &sdk.CallToolParams{Name: tool, Arguments: args}
-	if onEvent != nil {
-		token, remove := c.progress.add(onEvent)
-		defer remove()
-		params.SetProgressToken(token)
+	if onEvent == nil {
+		return c.cs.CallTool(ctx, params)
 	}
-	return c.cs.CallTool(ctx, params)
+	token, finish := c.progress.add(onEvent)
+	params.SetProgressToken(token)
+	res, err := c.cs.CallTool(ctx, params)
+	finish(ctx)
+	return res, err
 }
 
 func (c *conn) close() {
@@ -324,4 +354,11 @@ func (w *stderrLog) emit(line []byte) {
 		return
 	}
 	w.log.Info("mcp server stderr", "server", w.server, "account", w.account, "line", boundedText(string(line), 1024))
+}
+
+// sameAuth reports whether two registrations name the same credentials.
+func sameAuth(a, b store.MCPServerAuth) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
 }

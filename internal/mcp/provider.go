@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -44,7 +46,7 @@ func (pv provider) List(ctx context.Context, p *account.Principal) ([]tools.Tool
 			continue
 		}
 		wg.Go(func() {
-			c, err := pv.r.connect(ctx, reg)
+			c, err := pv.r.connect(ctx, reg, p.Permissions)
 			if err != nil {
 				return
 			}
@@ -75,9 +77,11 @@ func sessionTool(server string, t toolInfo) tools.Tool {
 	if len(in) == 0 || string(in) == "null" {
 		in = nil
 	}
+	// Streaming: a streaming call passes on the server's progress
+	// notifications as they come (progressRoutes).
 	return tools.Tool{
 		Name: ToolPrefix + server + "." + t.Name, Title: t.Title, Description: desc, Input: in, Output: t.Output,
-		Idempotent: t.Idempotent, Tags: []string{"mcp", "mcp:" + server}, Version: "",
+		Streaming: true, Idempotent: t.Idempotent, Tags: []string{"mcp", "mcp:" + server}, Version: "",
 		// The server's own hints say whether it changes anything; it is
 		// another process, so every call leaves sluice.
 		Effects: tools.Effects{ReadOnly: t.ReadOnly, Destructive: !t.ReadOnly, OpenWorld: true},
@@ -88,6 +92,17 @@ func sessionTool(server string, t toolInfo) tools.Tool {
 // checked first (tool_denied, unknown_tool), then the tool must be one the
 // server lists.
 func (pv provider) Call(ctx context.Context, p *account.Principal, name string, args map[string]any, onEvent func(tools.Event)) (*tools.Result, error) {
+	start := time.Now()
+	res, err := pv.call(ctx, p, name, args, onEvent)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The caller's deadline (a session call's timeout, the account's)
+		// ended the call wherever it was: connecting, listing or calling.
+		return nil, callTimeout(name, callerLimit(ctx, start)).WithCause(err)
+	}
+	return res, err
+}
+
+func (pv provider) call(ctx context.Context, p *account.Principal, name string, args map[string]any, onEvent func(tools.Event)) (*tools.Result, error) {
 	server, tool, ok := strings.Cut(strings.TrimPrefix(name, ToolPrefix), ".")
 	if !ok || tool == "" || store.CheckMCPServerName(server) != nil {
 		return nil, tools.UnknownTool(name)
@@ -105,7 +120,7 @@ func (pv provider) Call(ctx context.Context, p *account.Principal, name string, 
 	if err := pv.r.allowed(p, *reg); err != nil {
 		return nil, tools.Denied(name)
 	}
-	c, err := pv.r.connect(ctx, *reg)
+	c, err := pv.r.connect(ctx, *reg, p.Permissions)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +135,10 @@ func (pv provider) Call(ctx context.Context, p *account.Principal, name string, 
 	if !known {
 		return nil, tools.UnknownTool(name)
 	}
+	if c.tasks.required(tool) {
+		msg := fmt.Sprintf("tool %q runs only as an MCP task (2025-11-25 tasks, execution.taskSupport \"required\"), which sluice's MCP client does not support", name)
+		return &tools.Result{Success: false, Error: msg, ErrorCode: fault.Upstream.Row().ToolCode, Summary: "the tool needs MCP tasks"}, nil
+	}
 	callCtx, cancel := context.WithTimeout(ctx, pv.r.o.CallTimeout)
 	defer cancel()
 	res, err := c.call(callCtx, tool, args, onEvent)
@@ -128,7 +147,7 @@ func (pv provider) Call(ctx context.Context, p *account.Principal, name string, 
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case callCtx.Err() != nil:
-			return nil, fault.New(fault.Timeout, "tool %q did not answer within %s", name, pv.r.o.CallTimeout)
+			return nil, callTimeout(name, pv.r.o.CallTimeout)
 		}
 		var wire *jsonrpc.Error
 		if !errors.As(err, &wire) {

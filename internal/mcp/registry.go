@@ -30,6 +30,7 @@ import (
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/store"
 )
 
@@ -41,7 +42,10 @@ type Options struct {
 	// Egress is the server's rule for URL servers.
 	Egress egress.Policy
 	// HTTPClient reaches URL servers (nil: an egress client over Egress).
-	HTTPClient     *http.Client
+	HTTPClient *http.Client
+	// Vault resolves the credentials a URL server's registration names (nil:
+	// registrations naming credentials are refused).
+	Vault          op.Vault
 	ConnectTimeout time.Duration
 	CallTimeout    time.Duration
 	IdleTimeout    time.Duration
@@ -80,10 +84,28 @@ func (o Options) withDefaults() Options {
 // Server is a registration as callers see it: its tools by session name
 // (empty when the server could not be reached just now).
 type Server struct {
-	Name    string   `json:"name"`
-	Command string   `json:"command,omitempty"`
-	URL     string   `json:"url,omitempty"`
-	Tools   []string `json:"tools,omitempty"`
+	Name    string `json:"name"`
+	Command string `json:"command,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Auth names the credentials the server's requests carry, by vault id.
+	Auth  *store.MCPServerAuth `json:"auth,omitempty"`
+	Tools []string             `json:"tools,omitempty"`
+}
+
+// Registration is what an account registers: a command or a URL, and for a
+// URL the credentials its requests carry (vault ids, see ParseAuth).
+type Registration struct {
+	Name, Command, URL string
+	Auth               store.MCPServerAuth
+}
+
+func serverOf(reg store.MCPServer) Server {
+	s := Server{Name: reg.Name, Command: reg.Command, URL: reg.URL}
+	if !reg.Auth.IsZero() {
+		a := reg.Auth
+		s.Auth = &a
+	}
+	return s
 }
 
 // Registry is the MCP registry. It is safe for concurrent use.
@@ -107,16 +129,17 @@ func New(o Options) *Registry {
 
 // Register checks a registration against policy, connects to the server
 // and lists its tools (a server that cannot be reached is not registered),
-// then stores it.
-func (r *Registry) Register(ctx context.Context, p *account.Principal, name, command, rawURL string) (Server, error) {
-	reg := store.MCPServer{AccountID: p.ID, Name: name, Command: command, URL: rawURL}
+// then stores it. Its credentials are resolved and checked against their
+// host bindings by connecting.
+func (r *Registry) Register(ctx context.Context, p *account.Principal, g Registration) (Server, error) {
+	reg := store.MCPServer{AccountID: p.ID, Name: g.Name, Command: g.Command, URL: g.URL, Auth: g.Auth}
 	if err := store.CheckMCPServer(reg); err != nil {
 		return Server{}, err
 	}
 	if err := r.allowed(p, reg); err != nil {
 		return Server{}, err
 	}
-	c, err := r.connect(ctx, reg)
+	c, err := r.connect(ctx, reg, p.Permissions)
 	if err != nil {
 		return Server{}, err
 	}
@@ -129,7 +152,9 @@ func (r *Registry) Register(ctx context.Context, p *account.Principal, name, com
 		r.drop(c)
 		return Server{}, err
 	}
-	return Server{Name: name, Command: command, URL: rawURL, Tools: toolNames(name, tools)}, nil
+	out := serverOf(reg)
+	out.Tools = toolNames(reg.Name, tools)
+	return out, nil
 }
 
 // List returns the account's registrations that its grant still covers,
@@ -145,9 +170,9 @@ func (r *Registry) List(ctx context.Context, p *account.Principal) ([]Server, er
 		if !p.Permissions.AllowsMCPServer(reg.Name) {
 			continue
 		}
-		s := Server{Name: reg.Name, Command: reg.Command, URL: reg.URL}
+		s := serverOf(reg)
 		if r.allowed(p, reg) == nil {
-			if c, err := r.connect(ctx, reg); err == nil {
+			if c, err := r.connect(ctx, reg, p.Permissions); err == nil {
 				if tools, err := c.listTools(ctx); err == nil {
 					s.Tools = toolNames(reg.Name, tools)
 				}
@@ -230,7 +255,7 @@ func (r *Registry) allowed(p *account.Principal, reg store.MCPServer) error {
 				WithDetail("field", "url")
 		}
 	}
-	return nil
+	return checkCredentialGrants(p.Permissions, reg.Auth)
 }
 
 func denied(name string) *fault.Error {

@@ -27,6 +27,7 @@ import (
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked()
+	conformanceClientIfAsked()
 	os.Exit(m.Run())
 }
 
@@ -95,7 +96,7 @@ func TestCommandServer(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{})
 	alice := principal("alice", "local")
-	srv, err := r.Register(ctx, alice, "local", "tester", "")
+	srv, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestCommandServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := toolNames(list); got != "mcp.local.add mcp.local.echo mcp.local.exit mcp.local.fail mcp.local.getenv mcp.local.progress mcp.local.slow mcp.local.upper.text" {
+	if got := toolNames(list); got != "mcp.local.add mcp.local.ask mcp.local.echo mcp.local.exit mcp.local.fail mcp.local.getenv mcp.local.progress mcp.local.slow mcp.local.upper.text" {
 		t.Fatalf("tools: %s", got)
 	}
 	for _, tl := range list {
@@ -145,7 +146,7 @@ func TestCommandServer(t *testing.T) {
 	_, err = box.Call(ctx, alice, "mcp.other.echo", nil, nil)
 	wantKind(t, err, fault.PermissionDenied, "a server not granted")
 	servers, err := r.List(ctx, alice)
-	if err != nil || len(servers) != 1 || servers[0].Name != "local" || len(servers[0].Tools) != 8 {
+	if err != nil || len(servers) != 1 || servers[0].Name != "local" || len(servers[0].Tools) != 9 {
 		t.Fatalf("servers: %+v %v", servers, err)
 	}
 }
@@ -178,7 +179,7 @@ func TestRegisterPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.r.Register(ctx, tc.p, tc.server, tc.command, tc.url)
+			_, err := tc.r.Register(ctx, tc.p, mcp.Registration{Name: tc.server, Command: tc.command, URL: tc.url})
 			wantKind(t, err, tc.kind, tc.name)
 			if !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("error %q does not say %q", err, tc.says)
@@ -196,9 +197,10 @@ func TestURLServer(t *testing.T) {
 	defer hs.Close()
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{Egress: egress.Policy{AllowPrivate: []string{"127.0.0.1"}}})
+	defer r.Close() // before the server: the connection holds a stream open
 	bob := principal("bob", "web")
-	got, err := r.Register(ctx, bob, "web", "", hs.URL)
-	if err != nil || got.URL != hs.URL || len(got.Tools) != 8 {
+	got, err := r.Register(ctx, bob, mcp.Registration{Name: "web", URL: hs.URL})
+	if err != nil || got.URL != hs.URL || len(got.Tools) != 9 {
 		t.Fatalf("register: %+v %v", got, err)
 	}
 	res, err := r.Provider().Call(ctx, bob, "mcp.web.echo", map[string]any{"text": "über"}, nil)
@@ -249,7 +251,7 @@ func TestRegistrationsPersist(t *testing.T) {
 	st := openStore(t)
 	alice := principal("alice", "*")
 	r1 := mcp.New(mcp.Options{Store: st, Commands: testCommands(), ConnectTimeout: 20 * time.Second})
-	if _, err := r1.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r1.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	r1.Close()
@@ -289,7 +291,7 @@ func TestTimeoutsDeathAndIdle(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{CallTimeout: 300 * time.Millisecond, IdleTimeout: time.Second})
 	alice := principal("alice", "*")
-	if _, err := r.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	p := r.Provider()
@@ -336,7 +338,7 @@ func TestCommandEnvironment(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{Commands: testCommands("SLUICE_TEST_PASSED", "FIXED=1")})
 	alice := principal("alice", "*")
-	if _, err := r.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"SLUICE_TEST_PASSED": "yes", "FIXED": "1", "SLUICE_TEST_SECRET": "", "PATH": ""} {
@@ -351,7 +353,7 @@ func TestResultBound(t *testing.T) {
 	st := openStore(t)
 	r := newRegistry(t, st, mcp.Options{MaxResultBytes: 1024})
 	alice := principal("alice", "*")
-	if _, err := r.Register(ctx, alice, "local", "tester", ""); err != nil {
+	if _, err := r.Register(ctx, alice, mcp.Registration{Name: "local", Command: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := r.Provider().Call(ctx, alice, "mcp.local.echo", map[string]any{"text": strings.Repeat("é", 2000)}, nil)

@@ -46,6 +46,7 @@ const (
 	MaxMCPServerNameBytes   = 64
 	MaxMCPCommandBytes      = 128
 	MaxMCPURLBytes          = 2048
+	MaxMCPHeaders           = 8
 
 	MaxAPIKeysPerAccount = 100
 	MaxAPIKeysMarked     = 100_000

@@ -1,6 +1,10 @@
 package store
 
 import (
+	"net/http"
+	"slices"
+	"strings"
+
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
@@ -25,7 +29,61 @@ func CheckMCPServer(s MCPServer) error {
 	if err := CheckText("command", s.Command, MaxMCPCommandBytes, false); err != nil {
 		return err
 	}
-	return CheckText("url", s.URL, MaxMCPURLBytes, false)
+	if err := CheckText("url", s.URL, MaxMCPURLBytes, false); err != nil {
+		return err
+	}
+	if !s.Auth.IsZero() && s.Command != "" {
+		return invalid("auth", "is for a server reached by url; a command server gets its environment from the server's allowlist")
+	}
+	return checkMCPServerAuth(s.Auth)
+}
+
+// reservedMCPHeaders are set by the MCP transport itself.
+var reservedMCPHeaders = []string{"Accept", "Content-Type", "Content-Length", "Host", "Last-Event-Id",
+	"Mcp-Session-Id", "Mcp-Protocol-Version", "Connection", "Transfer-Encoding"}
+
+func checkMCPServerAuth(a MCPServerAuth) error {
+	if len(a.Headers) > MaxMCPHeaders {
+		return invalid("headers", "has %d headers, over the limit of %d", len(a.Headers), MaxMCPHeaders)
+	}
+	for name, id := range a.Headers {
+		field := "headers." + name
+		if name == "" || len(name) > 64 || strings.IndexFunc(name, func(r rune) bool { return !isHeaderNameRune(r) }) >= 0 {
+			return invalid("headers", "header name %q is not a valid HTTP header name of at most 64 bytes", boundedName(name))
+		}
+		if slices.Contains(reservedMCPHeaders, http.CanonicalHeaderKey(name)) {
+			return invalid(field, "is set by the MCP transport and cannot be given")
+		}
+		if err := CheckID(field+".credentialRef.id", id); err != nil {
+			return err
+		}
+	}
+	if o := a.OAuth; o != nil {
+		for name := range a.Headers {
+			if http.CanonicalHeaderKey(name) == "Authorization" {
+				return invalid("headers.Authorization", "cannot be given with oauth, whose token is the Authorization header")
+			}
+		}
+		if err := CheckID("oauth.clientId.credentialRef.id", o.ClientID); err != nil {
+			return err
+		}
+		if err := CheckID("oauth.clientSecret.credentialRef.id", o.ClientSecret); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isHeaderNameRune is a token character of RFC 9110.
+func isHeaderNameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
+
+func boundedName(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }
 
 // CheckMCPServerName checks the name of an MCP server registration.

@@ -18,6 +18,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/policy"
@@ -390,7 +391,43 @@ type MCPServer struct {
 	Name      string
 	Command   string
 	URL       string
+	// Auth is how a URL server is authenticated to: vault credential ids,
+	// never a value. Zero for none (and for every command server).
+	Auth      MCPServerAuth
 	CreatedAt time.Time
+}
+
+// MCPServerAuth names the vault credentials a URL server's requests carry.
+type MCPServerAuth struct {
+	// Headers maps a header name to the id of the credential sent as its
+	// value (a bearer-token credential as "Bearer <value>").
+	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth, when set, is the OAuth client-credentials flow, run when the
+	// server asks for a token (401 with its protected resource metadata);
+	// the scopes are those the server's challenge or metadata names.
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
+}
+
+// MCPOAuth names the credentials of the OAuth client-credentials flow.
+type MCPOAuth struct {
+	ClientID     string `json:"clientId"`     // id of the credential holding the client id
+	ClientSecret string `json:"clientSecret"` // id of the credential holding the client secret
+}
+
+// IsZero reports whether a carries no credentials.
+func (a MCPServerAuth) IsZero() bool { return len(a.Headers) == 0 && a.OAuth == nil }
+
+// CredentialIDs are the vault ids a names, sorted.
+func (a MCPServerAuth) CredentialIDs() []string {
+	var ids []string
+	for _, id := range a.Headers {
+		ids = append(ids, id)
+	}
+	if a.OAuth != nil {
+		ids = append(ids, a.OAuth.ClientID, a.OAuth.ClientSecret)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // MCPServers keeps accounts' MCP server registrations.

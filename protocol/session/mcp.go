@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 )
@@ -10,7 +11,7 @@ import (
 // call as mcp.<server>.<tool>. The codec only carries the messages; the server
 // decides, under the account's mcp_servers grant, what may be registered.
 //
-//	mcp/server/register/req   {name, command} | {name, url}
+//	mcp/server/register/req   {name, command} | {name, url, headers?, oauth?}
 //	mcp/server/register/resp  {req_id, ok, reason, server: {name, command, url, tools}}
 //	mcp/server/list/req       {}
 //	mcp/server/list/resp      {req_id, servers: [{name, command, url, tools}]}
@@ -21,7 +22,11 @@ import (
 // of the server's configured allowlist of MCP commands (a name, not a command
 // line: an agent never chooses what runs or with which environment), or `url`
 // is the http(s) endpoint of a streamable-HTTP MCP server (egress rules apply).
-// `tools` lists the server's tools by their session names.
+// `tools` lists the server's tools by their session names. A url server's
+// requests may carry vault credentials, named, never given as values:
+// `headers` {"Authorization": {"credentialRef": {"id": "..."}}} and `oauth`
+// {"clientId": {"credentialRef": ...}, "clientSecret": {"credentialRef": ...}}
+// for the OAuth client-credentials flow.
 
 // Type strings of the mcp namespace.
 const (
@@ -42,6 +47,9 @@ type MCPRegisterReq struct {
 	Name    string `json:"name" a2e:"required"`
 	Command string `json:"command,omitempty"`
 	URL     string `json:"url,omitempty"`
+	// Headers and OAuth name vault credentials (the server reads them).
+	Headers json.RawMessage `json:"headers,omitempty"`
+	OAuth   json.RawMessage `json:"oauth,omitempty"`
 }
 
 func (*MCPRegisterReq) MessageType() string { return TypeMCPRegisterReq }

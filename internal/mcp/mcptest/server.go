@@ -54,6 +54,7 @@ type envArgs struct {
 //	progress {steps, ms}             sends steps progress notifications (k of
 //	                                 steps, "step k") ms apart, then answers "done"
 //	exit {}                          the process exits (child servers only)
+//	ask {} -> what eliciting an answer from the client gave (an error's text)
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "sluice-mcptest", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back"},
@@ -97,6 +98,14 @@ func NewServer() *sdk.Server {
 				}
 			}
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "Ask the client's user a question"},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			_, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
+			if err != nil {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil, nil
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "answered"}}}, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "exit", Description: "Stop the server process"},
 		func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {

@@ -2,6 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
+
+	"github.com/sluicehq/sluice/internal/fault"
 
 	"github.com/sluicehq/sluice/internal/store"
 )
@@ -12,19 +15,24 @@ func (s *Store) AddMCPServer(ctx context.Context, m store.MCPServer) (store.MCPS
 	if err := store.CheckMCPServer(m); err != nil {
 		return store.MCPServer{}, err
 	}
+	auth, err := encodeMCPAuth(m.Auth)
+	if err != nil {
+		return store.MCPServer{}, err
+	}
 	now := s.b.Now()
 	var out store.MCPServer
-	err := s.b.Write(ctx, func(tx Querier) error {
+	err = s.b.Write(ctx, func(tx Querier) error {
 		out = m
 		out.CreatedAt = now
 		if err := s.lockAccount(ctx, tx, m.AccountID); err != nil {
 			return err
 		}
 		var stored store.MCPServer
-		err := tx.QueryRow(ctx, `SELECT command, url, created_at FROM mcp_servers WHERE account_id = ? AND name = ?`,
-			m.AccountID, m.Name).Scan(&stored.Command, &stored.URL, s.b.ScanTime(&stored.CreatedAt))
+		var storedAuth string
+		err := tx.QueryRow(ctx, `SELECT command, url, auth, created_at FROM mcp_servers WHERE account_id = ? AND name = ?`,
+			m.AccountID, m.Name).Scan(&stored.Command, &stored.URL, &storedAuth, s.b.ScanTime(&stored.CreatedAt))
 		switch {
-		case err == nil && stored.Command == m.Command && stored.URL == m.URL:
+		case err == nil && stored.Command == m.Command && stored.URL == m.URL && storedAuth == auth:
 			out.CreatedAt = stored.CreatedAt
 			return nil
 		case err == nil:
@@ -39,8 +47,8 @@ func (s *Store) AddMCPServer(ctx context.Context, m store.MCPServer) (store.MCPS
 		if count >= store.MaxMCPServersPerAccount {
 			return store.MCPServersFull()
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO mcp_servers (account_id, name, command, url, created_at) VALUES (?, ?, ?, ?, ?)`,
-			m.AccountID, m.Name, m.Command, m.URL, s.b.Time(now))
+		_, err = tx.Exec(ctx, `INSERT INTO mcp_servers (account_id, name, command, url, auth, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			m.AccountID, m.Name, m.Command, m.URL, auth, s.b.Time(now))
 		if s.b.IsForeignKey(err) {
 			return notFound("account", m.AccountID)
 		}
@@ -59,8 +67,13 @@ func (s *Store) ListMCPServers(ctx context.Context, accountID string) ([]store.M
 	}
 	out, err := collect(ctx, s, "the MCP servers", []store.MCPServer{}, func(r Row) (m store.MCPServer, err error) {
 		m.AccountID = accountID
-		return m, r.Scan(&m.Name, &m.Command, &m.URL, s.b.ScanTime(&m.CreatedAt))
-	}, `SELECT name, command, url, created_at FROM mcp_servers WHERE account_id = ? ORDER BY name`, accountID)
+		var auth string
+		if err := r.Scan(&m.Name, &m.Command, &m.URL, &auth, s.b.ScanTime(&m.CreatedAt)); err != nil {
+			return m, err
+		}
+		m.Auth, err = decodeMCPAuth(auth, m.Name)
+		return m, err
+	}, `SELECT name, command, url, auth, created_at FROM mcp_servers WHERE account_id = ? ORDER BY name`, accountID)
 	return out, err
 }
 
@@ -73,4 +86,28 @@ func (s *Store) DeleteMCPServer(ctx context.Context, accountID, name string) err
 		return err
 	}
 	return s.writeOne(ctx, "the MCP server", notFound("MCP server", name), `DELETE FROM mcp_servers WHERE account_id = ? AND name = ?`, accountID, name)
+}
+
+// encodeMCPAuth is the auth column: ” for none, else JSON (map keys
+// sorted, so the same auth is the same text).
+func encodeMCPAuth(a store.MCPServerAuth) (string, error) {
+	if a.IsZero() {
+		return "", nil
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "", fault.New(fault.Invalid, "auth: cannot be encoded").WithCause(err)
+	}
+	return string(b), nil
+}
+
+func decodeMCPAuth(s, name string) (store.MCPServerAuth, error) {
+	var a store.MCPServerAuth
+	if s == "" {
+		return a, nil
+	}
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		return a, fault.New(fault.Internal, "the stored auth of MCP server %q cannot be read", name).WithCause(err)
+	}
+	return a, nil
 }

@@ -30,13 +30,23 @@ func testMCPServers(t *testing.T, s store.Store) {
 	// Names are per account.
 	_, err = s.AddMCPServer(ctx, store.MCPServer{AccountID: "bob", Name: "files", URL: "https://mcp.example.com/mcp"})
 	must(t, err)
-	_, err = s.AddMCPServer(ctx, store.MCPServer{AccountID: "alice", Name: "docs", URL: "https://docs.example.com/mcp"})
+	// A URL server's credentials are kept by vault id; the same
+	// registration with other credentials is registered differently.
+	docsAuth := store.MCPServerAuth{Headers: map[string]string{"X-Api-Key": "docs-token", "X-Team": "team-id"},
+		OAuth: &store.MCPOAuth{ClientID: "docs-client", ClientSecret: "docs-secret"}}
+	docs := store.MCPServer{AccountID: "alice", Name: "docs", URL: "https://docs.example.com/mcp", Auth: docsAuth}
+	_, err = s.AddMCPServer(ctx, docs)
 	must(t, err)
+	_, err = s.AddMCPServer(ctx, docs)
+	must(t, err)
+	_, err = s.AddMCPServer(ctx, store.MCPServer{AccountID: "alice", Name: "docs", URL: "https://docs.example.com/mcp"})
+	wantKind(t, err, fault.Conflict, "the same server without its credentials")
 
 	list, err := s.ListMCPServers(ctx, "alice")
 	must(t, err)
 	if len(list) != 2 || list[0].Name != "docs" || list[1].Name != "files" || list[0].URL != "https://docs.example.com/mcp" ||
-		list[1].Command != "filesystem" || list[0].AccountID != "alice" {
+		list[1].Command != "filesystem" || list[0].AccountID != "alice" || !list[1].Auth.IsZero() ||
+		list[0].Auth.Headers["X-Team"] != "team-id" || list[0].Auth.OAuth == nil || list[0].Auth.OAuth.ClientSecret != "docs-secret" {
 		t.Fatalf("alice's servers: %+v", list)
 	}
 	list, err = s.ListMCPServers(ctx, "carol")
@@ -61,6 +71,13 @@ func testMCPServers(t *testing.T, s store.Store) {
 		{AccountID: "alice", Name: "both", Command: "x", URL: "https://x.example.com"},
 		{AccountID: "alice", Name: "long", URL: "https://x.example.com/" + strings.Repeat("p", store.MaxMCPURLBytes)},
 		{AccountID: "", Name: "x", Command: "x"},
+		{AccountID: "alice", Name: "cmdauth", Command: "x", Auth: store.MCPServerAuth{Headers: map[string]string{"X-Key": "k"}}},
+		{AccountID: "alice", Name: "badheader", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"Bad Name": "k"}}},
+		{AccountID: "alice", Name: "reserved", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"mcp-session-id": "k"}}},
+		{AccountID: "alice", Name: "noid", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"X-Key": ""}}},
+		{AccountID: "alice", Name: "twoauth", URL: "https://x.example.com", Auth: store.MCPServerAuth{Headers: map[string]string{"authorization": "k"},
+			OAuth: &store.MCPOAuth{ClientID: "c", ClientSecret: "s"}}},
+		{AccountID: "alice", Name: "halfoauth", URL: "https://x.example.com", Auth: store.MCPServerAuth{OAuth: &store.MCPOAuth{ClientID: "c"}}},
 	}
 	for _, b := range bad {
 		_, err := s.AddMCPServer(ctx, b)
