@@ -35,6 +35,12 @@ type Request struct {
 	// OnFrame receives the execution's frames as they happen (a synchronous
 	// call over an ingress that streams). May be nil.
 	OnFrame func(*e2a.Response)
+	// StoreWhenDone stores a synchronous execution once, when it ends,
+	// instead of before its first operation and again after: for a call
+	// whose executionId nobody else can send (an op.<Operation> tool call
+	// makes a fresh one), so nothing needs its record while it runs. A
+	// crash mid-call leaves no record; its caller had no answer either.
+	StoreWhenDone bool
 }
 
 // Outcome is what an execute call answers: the engine's result of a
@@ -102,6 +108,9 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 	}
 	if req.Async {
 		return m.submit(ctx, rec)
+	}
+	if req.StoreWhenDone {
+		return m.runThenStore(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame)
 	}
 	return m.runSync(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame)
 }
@@ -211,6 +220,38 @@ func (m *Manager) complete(ctx context.Context, prog Program, rec store.Executio
 	if err != nil {
 		return nil, err
 	}
+	return &Outcome{Result: s.res, ResultJSON: s.result}, nil
+}
+
+// runThenStore runs an execution while the caller waits and stores it once,
+// final, when it has run (Request.StoreWhenDone): one write instead of two.
+func (m *Manager) runThenStore(ctx context.Context, p *account.Principal, prog Program, rec store.Execution, input any, onFrame func(*e2a.Response)) (*Outcome, error) {
+	release, err := m.acquire(p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	budget := time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
+	rec.BudgetMs = budget.Milliseconds()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	m.track(rec.ID, cancel)
+	defer m.untrack(rec.ID)
+	r := m.newRecorder(rec.ID, p.ID, e2a.MethodWorkflowExecute, 0, false, onFrame)
+	res := m.sync.Run(runCtx, prog.Plan(), engine.RunOptions{
+		ExecutionID: rec.ID, Account: p.ID, SessionID: rec.SessionID, Input: input,
+		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
+	})
+	s, err := m.settle(prog, res)
+	if err != nil {
+		return nil, err
+	}
+	r.complete(s.result)
+	rec.Status, rec.Result, rec.Errors = store.Status(s.res.Status), s.result, s.errs
+	if _, _, err := m.cfg.Store.CreateExecution(context.WithoutCancel(ctx), rec); err != nil {
+		return nil, err
+	}
+	m.finished(rec.Status)
 	return &Outcome{Result: s.res, ResultJSON: s.result}, nil
 }
 

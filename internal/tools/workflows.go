@@ -139,7 +139,8 @@ func (w *Workflows) callOperation(ctx context.Context, p *account.Principal, opN
 		return nil, fault.New(fault.Invalid, "arguments are not JSON: %s", err.Error())
 	}
 	wf := a2e.OneOperation(callStep, ids.New(ids.OperationCall), a2e.Operation{Name: opName, Config: b})
-	return w.execute(ctx, p, execution.Request{Workflow: wf}, input, callStep, onEvent)
+	// One operation under a fresh executionId: stored once, when it has run.
+	return w.execute(ctx, p, execution.Request{Workflow: wf, StoreWhenDone: true}, input, callStep, onEvent)
 }
 
 // callStep is the operationId of an op.<Operation> call's one step.
