@@ -134,12 +134,19 @@ func (r *recorder) storeLocked(ctx context.Context, frames ...storedFrame) {
 	for i, f := range frames {
 		data[i] = f.Data
 	}
-	if _, err := r.m.cfg.Store.AppendEvents(context.WithoutCancel(ctx), r.id, data...); err != nil {
+	last, err := r.m.cfg.Store.AppendEvents(context.WithoutCancel(ctx), r.id, data...)
+	if err != nil {
 		if r.err == nil {
 			r.err = err
 			r.m.log.Warn("execution frames not stored", "executionId", r.id, "error", fault.From(err))
 		}
 		return
+	}
+	// Followers count frames by the store's sequence, which a replay reads:
+	// the frames are published under it, should another writer of this
+	// execution's frames have come between.
+	for i := range frames {
+		frames[i].Seq = last - int64(len(frames)-1-i)
 	}
 	r.m.hub.publish(r.id, frames...)
 }
