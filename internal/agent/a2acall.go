@@ -187,12 +187,12 @@ func (inv *Invoker) a2aOutcome(c *call, final a2a.SendMessageResult) (json.RawMe
 			}
 		case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
 			return nil, &result{err: upstream(c.name, "asks for %s before it goes on: %s", askedFor(r.Status.State),
-				clip(c.scrub.ScrubText(statusText2(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)).
+				clip(c.scrub.ScrubText(taskStatusMessage(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)).
 				WithSuggestions("sluice does not yet answer an A2A agent's question within a task; call an agent that completes on its input"),
 				agentAnswered: true}
 		default:
 			return nil, &result{err: upstream(c.name, "ended its task %s: %s", stateWord(r.Status.State),
-				clip(c.scrub.ScrubText(statusText2(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)),
+				clip(c.scrub.ScrubText(taskStatusMessage(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)),
 				agentAnswered: true}
 		}
 	}
@@ -262,8 +262,8 @@ func stateWord(s a2a.TaskState) string {
 	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
 }
 
-// statusText2 is the text of a task's status message ("" when it has none).
-func statusText2(t *a2a.Task) string {
+// taskStatusMessage is the text of a task's status message ("(no message)" when it has none).
+func taskStatusMessage(t *a2a.Task) string {
 	if t.Status.Message == nil {
 		return "(no message)"
 	}

@@ -146,11 +146,11 @@ func (s *stepOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 	rep.started = time.Now()
 	s.r.report(ctx, rep, agenthttp.StepRunning, nil)
 	out, err := s.r.Invoker.Invoke(ctx, s.step.AgentName, TaskID(rc.ExecutionID, s.step.ID), in, rc.ExecutionID)
-	if ctx.Err() != nil || s.r.final(ctx, rc) {
-		// Cancelled, or the process stops (the step runs again elsewhere,
-		// same task_id): whatever the agent answered is dropped. Only a
-		// cancel is reported: a stopped step is not over.
-		if s.r.final(context.WithoutCancel(ctx), rc) {
+	// Cancelled, or the process stops (the step runs again elsewhere, same
+	// task_id): whatever the agent answered is dropped. Only a cancel is
+	// reported: a stopped step is not over. The record is read once.
+	if cancelled := s.r.final(context.WithoutCancel(ctx), rc); cancelled || ctx.Err() != nil {
+		if cancelled {
 			s.r.report(ctx, rep, agenthttp.StepFailed, cancelledMeta())
 		}
 		if ctx.Err() != nil {

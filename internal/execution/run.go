@@ -109,10 +109,7 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 	if req.Async {
 		return m.submit(ctx, rec)
 	}
-	if req.StoreWhenDone {
-		return m.runThenStore(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame)
-	}
-	return m.runSync(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame)
+	return m.runSync(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame, req.StoreWhenDone)
 }
 
 func digest(doc []byte) string {
@@ -136,7 +133,7 @@ func (m *Manager) Submit(ctx context.Context, rec store.Execution) (*Outcome, er
 // onFrame, when set, receives its frames as they happen.
 func (m *Manager) RunNow(ctx context.Context, p *account.Principal, prog Program, rec store.Execution, input any, onFrame func(*e2a.Response)) (*Outcome, error) {
 	rec.Async = false
-	return m.runSync(ctx, p, prog, rec, input, onFrame)
+	return m.runSync(ctx, p, prog, rec, input, onFrame, false)
 }
 
 // submit stores a queued execution and queues it. Its id is answered only
@@ -164,8 +161,10 @@ func (m *Manager) submit(ctx context.Context, rec store.Execution) (*Outcome, er
 // taken from the start: a resubmission, even while this run goes on, answers
 // with this execution and runs nothing, and a run whatever its outcome ends
 // stored. A kind whose synchronous runs resume (Kind.SyncResumes) is
-// checkpointed as it goes.
-func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Program, rec store.Execution, input any, onFrame func(*e2a.Response)) (*Outcome, error) {
+// checkpointed as it goes. With storeWhenDone (Request.StoreWhenDone) the
+// record is stored once, final, when the run has ended: one write instead
+// of two.
+func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Program, rec store.Execution, input any, onFrame func(*e2a.Response), storeWhenDone bool) (*Outcome, error) {
 	k, err := m.kind(rec.Kind)
 	if err != nil {
 		return nil, err
@@ -180,15 +179,18 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Progra
 		budget = time.Duration(rec.BudgetMs) * time.Millisecond
 	}
 	rec.BudgetMs = budget.Milliseconds()
-	rec.Status = store.StatusRunning
-	stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
-	if err != nil {
-		return nil, err
-	}
-	if !created {
-		// The same executionId, an earlier (or running) execution: its state now.
-		v := viewOf(stored)
-		return &Outcome{View: &v, Record: &stored}, nil
+	if !storeWhenDone {
+		rec.Status = store.StatusRunning
+		stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			// The same executionId, an earlier (or running) execution: its state now.
+			v := viewOf(stored)
+			return &Outcome{View: &v, Record: &stored}, nil
+		}
+		rec = stored
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -204,7 +206,10 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Progra
 		ExecutionID: rec.ID, Account: p.ID, SessionID: rec.SessionID, Input: input,
 		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
 	})
-	return m.complete(ctx, prog, stored, res, r)
+	if storeWhenDone {
+		return m.completeOnce(ctx, prog, rec, res, r)
+	}
+	return m.complete(ctx, prog, rec, res, r)
 }
 
 // complete settles and stores the result of a run the caller waited for,
@@ -223,25 +228,9 @@ func (m *Manager) complete(ctx context.Context, prog Program, rec store.Executio
 	return &Outcome{Result: s.res, ResultJSON: s.result}, nil
 }
 
-// runThenStore runs an execution while the caller waits and stores it once,
-// final, when it has run (Request.StoreWhenDone): one write instead of two.
-func (m *Manager) runThenStore(ctx context.Context, p *account.Principal, prog Program, rec store.Execution, input any, onFrame func(*e2a.Response)) (*Outcome, error) {
-	release, err := m.acquire(p)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	budget := time.Duration(p.Limits.MaxExecutionTimeMs) * time.Millisecond
-	rec.BudgetMs = budget.Milliseconds()
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	m.track(rec.ID, cancel)
-	defer m.untrack(rec.ID)
-	r := m.newRecorder(rec.ID, p.ID, e2a.MethodWorkflowExecute, 0, false, onFrame)
-	res := m.sync.Run(runCtx, prog.Plan(), engine.RunOptions{
-		ExecutionID: rec.ID, Account: p.ID, SessionID: rec.SessionID, Input: input,
-		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
-	})
+// completeOnce settles the result of a run the caller waited for, stores
+// its record for the first time, final, and answers it.
+func (m *Manager) completeOnce(ctx context.Context, prog Program, rec store.Execution, res *engine.Result, r *recorder) (*Outcome, error) {
 	s, err := m.settle(prog, res)
 	if err != nil {
 		return nil, err
