@@ -299,6 +299,12 @@ func (m *Manager) live(ctx context.Context, id string, sub *subscription, last *
 		defer t.Stop()
 		poll = t.C
 	}
+	// A follower that has heard nothing for liveRecheck reads the store
+	// again even when the run is here: a frame stored while the follower
+	// subscribed, or the final frame of a cancel that raced its first
+	// replay, is never waited for longer than that.
+	recheck := time.NewTimer(liveRecheck)
+	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -307,7 +313,10 @@ func (m *Manager) live(ctx context.Context, id string, sub *subscription, last *
 			if !m.runsHere(id) {
 				return false, nil
 			}
+		case <-recheck.C:
+			return false, nil
 		case f, ok := <-sub.ch:
+			recheck.Reset(liveRecheck)
 			if !ok {
 				return false, nil
 			}
@@ -324,6 +333,10 @@ func (m *Manager) live(ctx context.Context, id string, sub *subscription, last *
 		}
 	}
 }
+
+// liveRecheck is how long a live follower waits for a frame before it
+// reads the store again.
+const liveRecheck = 5 * time.Second
 
 // isFinalFrame reports whether a stored frame is its stream's last.
 func isFinalFrame(data []byte) bool {

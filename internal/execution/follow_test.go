@@ -196,3 +196,54 @@ func TestFollowWaitsForTheFinalFrameOfAFinalRecord(t *testing.T) {
 		t.Fatal("the stream never ended")
 	}
 }
+
+// A live follower of a run in this process that misses a frame (stored,
+// and not published to it: here by a write straight to the store) reads
+// the store again after a quiet while and ends with the final frame. Before,
+// it waited on its subscription until its caller gave up.
+func TestFollowRechecksTheStoreWhenNothingArrives(t *testing.T) {
+	clk := newGatedClock()
+	n := startNode(t, t.TempDir(), clk, 1)
+	doc := []byte(`{"type":"operationUpdate","operationId":"short","operation":{"Wait":{"duration":500}}}
+{"type":"beginExecution","executionId":"quiet","operationOrder":["short"]}
+`)
+	out, err := n.m.Execute(context.Background(), principal("alice"), execution.Request{Document: doc, Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.View.ExecutionID
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	frames := make(chan execution.Frame, 64)
+	followed := make(chan error, 1)
+	go func() {
+		followed <- n.m.Follow(ctx, principal("alice"), id, 0, func(f execution.Frame) error {
+			frames <- f
+			return nil
+		})
+	}()
+	select {
+	case <-frames: // the run is here, sleeping on the gated clock
+	case <-ctx.Done():
+		t.Fatal("no frame of the running execution")
+	}
+	final, _ := json.Marshal(map[string]any{"is_final": true, "body": map[string]any{"result": map[string]any{"status": "success"}}})
+	if _, err := n.db.AppendEvents(context.Background(), id, final); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-followed; err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the follower waited until its caller gave up")
+	}
+	close(frames)
+	var last execution.Frame
+	for f := range frames {
+		last = f
+	}
+	if !last.Final {
+		t.Fatal("the stream ended without the final frame")
+	}
+	clk.Advance(time.Second) // lets the run end before the node stops
+}
