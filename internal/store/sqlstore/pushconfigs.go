@@ -82,10 +82,13 @@ func (s *Store) GetPushConfig(ctx context.Context, accountID, taskID, id string)
 			accountID, taskID, id))
 		return err
 	})
-	if s.b.IsNoRows(err) {
+	switch {
+	case s.b.IsNoRows(err):
 		return c, pushNotFound(taskID, id)
+	case err != nil:
+		return c, s.b.ReadErr("the push notification config", err)
 	}
-	return c, s.b.ReadErr("the push notification config", err)
+	return c, nil
 }
 
 // ListPushConfigs implements store.PushConfigs.

@@ -21,6 +21,9 @@ func testPushConfigs(t *testing.T, s store.Store) {
 	if replaced != nil || got.Seq == 0 || got.CreatedAt.IsZero() || got.Sent != 0 || got.Done {
 		t.Fatalf("put: %+v %+v", got, replaced)
 	}
+	if read, err := s.GetPushConfig(ctx, "alice", "awf-1", "hook"); err != nil || read.URL != hook.URL || read.TokenRef != hook.TokenRef || read.Seq != got.Seq {
+		t.Fatalf("get: %v %+v", err, read)
+	}
 	if _, err := s.GetPushConfig(ctx, "bob", "awf-1", "hook"); fault.KindOf(err) != fault.NotFound {
 		t.Fatalf("another account's config: %v", err)
 	}
