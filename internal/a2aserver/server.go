@@ -76,10 +76,6 @@ type Server struct {
 // New makes a Server over cfg's services.
 func New(cfg Config) *Server { return &Server{cfg: cfg, wake: make(chan struct{}, 1)} }
 
-// PushNotifications reports whether push notification configs are
-// offered (the cards' capabilities.pushNotifications).
-func (s *Server) PushNotifications() bool { return s.cfg.Push.Store != nil }
-
 // For is the request handler of one call by p to agent ("" for the
 // server's own endpoint, which serves tasks and the extended card but
 // starts none). The call's transport (a2asrv.NewJSONRPCHandler, the 0.3

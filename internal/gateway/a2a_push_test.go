@@ -349,3 +349,46 @@ func TestA2AHistory(t *testing.T) {
 		t.Fatalf("ListTasks with historyLength 1: %v %+v", err, list)
 	}
 }
+
+// A webhook that fails is tried again (5xx), up to its bound; one that
+// refuses (4xx) is not: the failure is logged without the token, and the
+// cursor moves on.
+func TestA2APushRetried(t *testing.T) {
+	s := newServer(t)
+	both, _, _ := registerA2AAgents(t, s)
+	var flaky, refusing atomic.Int64
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/flaky":
+			if flaky.Add(1) < 3 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+		default:
+			refusing.Add(1)
+			w.WriteHeader(http.StatusForbidden)
+		}
+	}))
+	t.Cleanup(hooks.Close)
+	c := newA2ACaller(t, s, "echo", both, false)
+	task, err := c.send(dataMessage("m-push-retry", map[string]any{}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/flaky", "/refusing?secret=SECRET-in-query"} {
+		if _, err := c.tr.CreateTaskPushConfig(ctxT(t), c.params, &a2a.PushConfig{TaskID: task.ID, URL: hooks.URL + path, Token: "tok-SECRET-retry"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 30*time.Second, "the flaky webhook's third attempt", func() bool { return flaky.Load() >= 3 })
+	waitFor(t, 30*time.Second, "the refusal logged", func() bool { return strings.Contains(s.logs.String(), "push notification not delivered") })
+	hook := newWebhook(t)
+	hook.syncSweep(t, s)
+	if flaky.Load() != 3 || refusing.Load() != 1 {
+		t.Fatalf("attempts: flaky %d (want 3), refusing %d (want 1)", flaky.Load(), refusing.Load())
+	}
+	if logs := s.logs.String(); strings.Contains(logs, "SECRET") || !strings.Contains(logs, "answered 403") {
+		t.Fatalf("the logs: %s", logs)
+	}
+}

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,8 +30,21 @@ func testPushConfigs(t *testing.T, s store.Store) {
 		t.Fatalf("another account's config: %v", err)
 	}
 	now := time.Now()
-	if ok, err := s.ClaimPushConfig(ctx, got.Seq, 0, now, now.Add(time.Minute)); err != nil || !ok {
-		t.Fatalf("first claim: %v %v", ok, err)
+	// Senders claiming at once (gateways sharing the database): one wins.
+	var wins atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if ok, err := s.ClaimPushConfig(ctx, got.Seq, 0, now, now.Add(time.Minute)); err == nil && ok {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d of 8 concurrent claims won, want 1", wins.Load())
 	}
 	if ok, _ := s.ClaimPushConfig(ctx, got.Seq, 0, now, now.Add(time.Minute)); ok {
 		t.Fatal("a second claim under the lease won")
