@@ -47,6 +47,8 @@ import (
 const (
 	defaultPushInterval = 500 * time.Millisecond
 	pushPage            = 100
+	// pushSweep bounds the configs one sweep looks at (a task read each).
+	pushSweep = 1000
 	// pushParallel bounds the webhooks one gateway calls at once.
 	pushParallel = 8
 	pushAttempts = 5
@@ -79,8 +81,9 @@ func (s *Server) RunPush(ctx context.Context) {
 	slots := make(chan struct{}, pushParallel)
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var after int64
 	for {
-		s.sweep(ctx, slots)
+		after = s.sweep(ctx, slots, after)
 		select {
 		case <-ctx.Done():
 			for range pushParallel { // wait for the deliveries under way
@@ -93,18 +96,22 @@ func (s *Server) RunPush(ctx context.Context) {
 	}
 }
 
-// sweep looks at every config not done and sends the notifications due.
-func (s *Server) sweep(ctx context.Context, slots chan struct{}) {
+// sweep looks at up to pushSweep configs not done, from the one after
+// seq after, and sends the notifications due. It returns where the next
+// sweep starts: 0 once it reached the last config, so that a sweep's work
+// is bounded however many tasks are open, and every config is looked at
+// in turn.
+func (s *Server) sweep(ctx context.Context, slots chan struct{}, after int64) int64 {
 	st := s.cfg.Push.Store
-	var after int64
-	for ctx.Err() == nil {
+	for seen := 0; seen < pushSweep; {
 		page, err := st.PendingPushConfigs(ctx, after, time.Now(), pushPage)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.pushLog().Warn("push notifications: configs not read", "err", fault.From(err).Message)
 			}
-			return
+			return 0
 		}
+		seen += len(page)
 		tasks := map[[2]string]*a2a.Task{}
 		for _, c := range page {
 			after = c.Seq
@@ -130,7 +137,7 @@ func (s *Server) sweep(ctx context.Context, slots chan struct{}) {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
-				return
+				return 0
 			}
 			now := time.Now()
 			if ok, err := st.ClaimPushConfig(ctx, c.Seq, c.Sent, now, now.Add(pushLease)); err != nil || !ok {
@@ -143,9 +150,10 @@ func (s *Server) sweep(ctx context.Context, slots chan struct{}) {
 			}(c, task)
 		}
 		if len(page) < pushPage {
-			return
+			return 0
 		}
 	}
+	return after
 }
 
 // deliver sends one claimed notification and settles its cursor: advanced
