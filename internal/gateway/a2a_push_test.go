@@ -262,30 +262,11 @@ func TestA2APushDelivered(t *testing.T) {
 // A task whose gateway stops while its agent works: the next gateway
 // sends the final notification, once.
 func TestA2APushSurvivesRestart(t *testing.T) {
-	var calls atomic.Int64
-	started := make(chan struct{})
-	agentSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			_, _ = w.Write([]byte(`{"status":"healthy"}`))
-			return
-		}
-		var task struct {
-			TaskID string `json:"task_id"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&task)
-		if calls.Add(1) == 1 {
-			close(started)
-			<-r.Context().Done() // the first call lasts until its gateway stops
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"task_id":"` + task.TaskID + `","status":"success","output":{"after":"restart"},"error":null}`))
-	}))
-	t.Cleanup(agentSrv.Close)
+	agentURL, started := restartAgent(t)
 	hook := newWebhook(t)
 	dir := t.TempDir()
 	a := startServer(t, dir)
-	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "later", "url": agentSrv.URL}).want(t, http.StatusCreated)
+	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "later", "url": agentURL}).want(t, http.StatusCreated)
 	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "echo", "url": mockAgent(t, "echo")}).want(t, http.StatusCreated)
 	_, key := a.account(map[string]any{"agents": []string{"later"}}, nil)
 	c := newA2ACaller(t, a, "later", key, false)

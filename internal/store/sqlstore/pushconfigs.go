@@ -21,6 +21,12 @@ func (s *Store) scanPush(r Row) (store.PushConfig, error) {
 	return c, err
 }
 
+// pushByKey reads one config by its key.
+func (s *Store) pushByKey(ctx context.Context, q Querier, accountID, taskID, id string) (store.PushConfig, error) {
+	return s.scanPush(q.QueryRow(ctx, `SELECT `+pushCols+` FROM a2a_push_configs WHERE account_id = ? AND task_id = ? AND id = ?`,
+		accountID, taskID, id))
+}
+
 // PutPushConfig implements store.PushConfigs. lockAccount makes the
 // look-up, the count and the write one step across processes, so the
 // bound per task is exact.
@@ -36,8 +42,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) (store.Pu
 		if err := s.lockAccount(ctx, tx, c.AccountID); err != nil {
 			return err
 		}
-		old, err := s.scanPush(tx.QueryRow(ctx, `SELECT `+pushCols+` FROM a2a_push_configs WHERE account_id = ? AND task_id = ? AND id = ?`,
-			c.AccountID, c.TaskID, c.ID))
+		old, err := s.pushByKey(ctx, tx, c.AccountID, c.TaskID, c.ID)
 		switch {
 		case err == nil:
 			replaced = &old
@@ -78,8 +83,7 @@ func (s *Store) GetPushConfig(ctx context.Context, accountID, taskID, id string)
 	}
 	err := s.b.Read(ctx, func(q Querier) error {
 		var err error
-		c, err = s.scanPush(q.QueryRow(ctx, `SELECT `+pushCols+` FROM a2a_push_configs WHERE account_id = ? AND task_id = ? AND id = ?`,
-			accountID, taskID, id))
+		c, err = s.pushByKey(ctx, q, accountID, taskID, id)
 		return err
 	})
 	switch {
@@ -108,8 +112,7 @@ func (s *Store) DeletePushConfig(ctx context.Context, accountID, taskID, id stri
 	}
 	err := s.b.Write(ctx, func(tx Querier) error {
 		var err error
-		if c, err = s.scanPush(tx.QueryRow(ctx, `SELECT `+pushCols+` FROM a2a_push_configs WHERE account_id = ? AND task_id = ? AND id = ?`,
-			accountID, taskID, id)); err != nil {
+		if c, err = s.pushByKey(ctx, tx, accountID, taskID, id); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM a2a_push_configs WHERE seq = ?`, c.Seq)
