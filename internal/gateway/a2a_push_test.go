@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 )
 
 // webhook is an A2A push notification receiver: it keeps what each POST
@@ -138,6 +140,14 @@ func TestA2APushConfigs(t *testing.T) {
 		"params": map[string]any{"taskId": task.ID}}).want(t, http.StatusOK)
 	if strings.Contains(string(raw.raw), "SECRET") || !strings.Contains(string(raw.raw), `"mine"`) {
 		t.Fatalf("the list's JSON: %s", raw.raw)
+	}
+	u, _ := url.Parse(s.http.URL + "/a2a/echo/rest")
+	rest := a2aclient.NewRESTTransport(u, s.http.Client()) // HTTP+JSON: /tasks/{id}/pushNotificationConfigs
+	if made, err := rest.CreateTaskPushConfig(ctxT(t), c.params, &a2a.PushConfig{TaskID: task.ID, ID: "rest", URL: hook.srv.URL + "/r", Token: token}); err != nil || made.Token != "" {
+		t.Fatalf("create (HTTP+JSON): %v %+v", err, made)
+	}
+	if err := rest.DeleteTaskPushConfig(ctxT(t), c.params, &a2a.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "rest"}); err != nil {
+		t.Fatalf("delete (HTTP+JSON): %v", err)
 	}
 	if err := c.tr.DeleteTaskPushConfig(ctxT(t), c.params, &a2a.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "old"}); err != nil {
 		t.Fatalf("delete: %v", err)
@@ -371,5 +381,38 @@ func TestA2APushRetried(t *testing.T) {
 	}
 	if logs := s.logs.String(); strings.Contains(logs, "SECRET") || !strings.Contains(logs, "answered 403") {
 		t.Fatalf("the logs: %s", logs)
+	}
+}
+
+// A capability's task notifies its webhook that it waits for input, then,
+// once answered, that it completed: each once.
+func TestA2APushCapability(t *testing.T) {
+	s := newServer(t)
+	s.call("POST", "/api/v1/admin/agents", s.admin, map[string]any{"name": "echo", "url": mockAgent(t, "echo")}).want(t, http.StatusCreated)
+	s.call("POST", "/api/v1/a2s/registry", s.admin, map[string]any{"namespace": "finance", "document": withChecksum(t, approveCap), "file": "approve.yaml"}).want(t, http.StatusCreated)
+	_, key := s.account(map[string]any{"capability_level": "basic", "operations": []string{"LoadData"}}, nil)
+	hook := newWebhook(t)
+	c := newA2ACaller(t, s, "/a2a-cap/finance/Approve/", key, false)
+	req := &a2a.SendMessageRequest{Message: dataMessage("m-cap-push", map[string]any{"amount": 40}),
+		Config: &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: hook.srv.URL + "/cap", Token: "tok-cap"}}}
+	res, err := c.tr.SendMessage(ctxT(t), c.params, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*a2a.Task)
+	if task.Status.State != a2a.TaskStateInputRequired || len(task.History) != 2 {
+		t.Fatalf("the capability's task: %+v", task)
+	}
+	if got := hook.waitPushed(t, s, task.ID, a2a.TaskStateInputRequired); got.token != "tok-cap" {
+		t.Fatalf("the input-required notification's token %q", got.token)
+	}
+	answer := dataMessage("m-cap-push-answer", map[string]any{"verdict": "yes"})
+	answer.TaskID = task.ID
+	if _, err := c.send(answer, false); err != nil {
+		t.Fatal(err)
+	}
+	got := hook.waitPushed(t, s, task.ID, a2a.TaskStateCompleted)
+	if !strings.Contains(got.raw, `"verdict":"approved"`) {
+		t.Fatalf("the completed notification: %s", got.raw)
 	}
 }
