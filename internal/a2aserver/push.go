@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -195,6 +196,11 @@ func (s *Server) setPush(ctx context.Context, accountID string, task a2a.TaskID,
 		}
 		if len(value) > maxPushSecret {
 			return "", invalid("%s is %d bytes, over the limit of %d", name(f), len(value), maxPushSecret)
+		}
+		// It goes in a header: a control character would break it (and
+		// net/http would refuse the request at every attempt).
+		if i := strings.IndexFunc(value, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+			return "", invalid("%s holds a control character at byte %d", name(f), i)
 		}
 		ref := "a2a-push." + ids.New(ids.Tail) + "." + typ
 		_, err := s.cfg.Push.Vault.Put(ctx, vault.Entry{ID: ref, Type: "a2a-push-" + typ, Hosts: []string{host},

@@ -163,7 +163,8 @@ func (s *Server) deliver(ctx context.Context, c store.PushConfig, task *a2a.Task
 	state := string(task.Status.State)
 	attempts, status, err := s.post(ctx, c, task)
 	settle := context.WithoutCancel(ctx)
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
+		// Stopped before a 2xx: released, for the next claim to send.
 		_, _ = s.cfg.Push.Store.SettlePushConfig(settle, c.Seq, c.Sent, false, "", false)
 		return
 	}

@@ -181,6 +181,10 @@ func TestA2APushConfigs(t *testing.T) {
 			t.Fatalf("a webhook at %s: %v", u, err)
 		}
 	}
+	if _, err := c.tr.CreateTaskPushConfig(ctxT(t), c.params, &a2a.PushConfig{TaskID: task.ID, URL: hook.srv.URL, Token: "SECRET\r\nX: y"}); !errors.Is(err, a2a.ErrInvalidParams) ||
+		!strings.Contains(err.Error(), "token holds a control character") || strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("a token with a line break: %v", err)
+	}
 	if _, err := c.tr.CreateTaskPushConfig(ctxT(t), c.params, &a2a.PushConfig{TaskID: task.ID, URL: "ftp://example.com/x"}); !errors.Is(err, a2a.ErrInvalidParams) {
 		t.Fatalf("an ftp webhook: %v", err)
 	}
