@@ -2,6 +2,8 @@ package a2aserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net"
@@ -276,7 +278,14 @@ func (s *Server) configPush(ctx context.Context, accountID string, req *a2a.Send
 	if req.Config == nil || req.Config.PushConfig == nil {
 		return nil
 	}
-	_, err := s.setPush(ctx, accountID, task, req.Config.PushConfig, "configuration.taskPushNotificationConfig")
+	cfg := *req.Config.PushConfig
+	if cfg.ID == "" && req.Message != nil {
+		// The same message sent again (a client's retry answers the same
+		// task) sets the same config, not one more.
+		sum := sha256.Sum256([]byte(req.Message.ID))
+		cfg.ID = "send-" + hex.EncodeToString(sum[:8])
+	}
+	_, err := s.setPush(ctx, accountID, task, &cfg, "configuration.taskPushNotificationConfig")
 	return err
 }
 

@@ -236,13 +236,21 @@ func TestA2APushDelivered(t *testing.T) {
 	c := newA2ACaller(t, s, "echo", both, false)
 	const token = "tok-SECRET-delivered"
 	req := &a2a.SendMessageRequest{Message: dataMessage("m-push-send", map[string]any{"hello": "push"}),
-		Config: &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{ID: "send", URL: hook.srv.URL + "/send",
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{URL: hook.srv.URL + "/send",
 			Token: token, Auth: &a2a.PushAuthInfo{Scheme: "Bearer", Credentials: "cred-SECRET-delivered"}}}}
 	res, err := c.tr.SendMessage(ctxT(t), c.params, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	task := res.(*a2a.Task)
+	// The same message again (a client's retry) answers the same task and
+	// sets no second webhook.
+	if again, err := c.tr.SendMessage(ctxT(t), c.params, req); err != nil || again.(*a2a.Task).ID != task.ID {
+		t.Fatalf("the same message again: %v %+v", err, again)
+	}
+	if list, err := c.tr.ListTaskPushConfigs(ctxT(t), c.params, &a2a.ListTaskPushConfigRequest{TaskID: task.ID}); err != nil || len(list) != 1 {
+		t.Fatalf("configs after the same message twice: %v %+v", err, list)
+	}
 	got := hook.waitPushed(t, s, task.ID, a2a.TaskStateCompleted)
 	if got.token != token || got.auth != "Bearer cred-SECRET-delivered" {
 		t.Fatalf("the notification's token %q and authorization %q", got.token, got.auth)
