@@ -259,6 +259,17 @@ func TestA2APushDelivered(t *testing.T) {
 		t.Fatalf("the notification's task: %s", got.raw)
 	}
 
+	// A 0.3 client's message/send with its pushNotificationConfig.
+	old := newA2ACaller(t, s, "echo", both, true)
+	res03, err := old.tr.SendMessage(ctxT(t), old.params, &a2a.SendMessageRequest{Message: dataMessage("m-push-03", map[string]any{"v": "0.3"}),
+		Config: &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: hook.srv.URL + "/old", Token: "tok-03"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hook.waitPushed(t, s, res03.(*a2a.Task).ID, a2a.TaskStateCompleted); got.token != "tok-03" {
+		t.Fatalf("0.3's notification: token %q", got.token)
+	}
+
 	// A config set on an ended task is told its last state, once.
 	if _, err := c.tr.CreateTaskPushConfig(ctxT(t), c.params, &a2a.PushConfig{TaskID: task.ID, ID: "late", URL: hook.srv.URL + "/late"}); err != nil {
 		t.Fatal(err)
