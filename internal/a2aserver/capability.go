@@ -33,12 +33,14 @@ type Capabilities interface {
 // ForCapability is the request handler of one call by p to capability ref
 // (NS/ID).
 func (s *Server) ForCapability(p *account.Principal, ref string) a2asrv.RequestHandler {
-	return &capHandler{s: s, p: p, ref: ref}
+	h := &capHandler{s: s, p: p, ref: ref}
+	h.pushes = pushes{s: s, p: p, check: func(ctx context.Context, id a2a.TaskID) error { _, err := h.task(ctx, id); return err }}
+	return h
 }
 
 // capHandler is one call's handler at a capability's endpoint.
 type capHandler struct {
-	noPush
+	pushes
 	s   *Server
 	p   *account.Principal
 	ref string
@@ -63,11 +65,7 @@ func (h *capHandler) task(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
 	if err != nil {
 		return nil, a2aError(err)
 	}
-	var res capability.Result
-	if len(v.Result) > 0 {
-		_ = json.Unmarshal(v.Result, &res) // a result that does not read shows as none
-	}
-	return capTaskOf(v.RunID, rec.SessionID, v.Status, &res), nil
+	return capTaskOfRecord(rec), nil
 }
 
 func (h *capHandler) reader(id a2a.TaskID) taskReader {
@@ -120,6 +118,13 @@ func (h *capHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 	case msg.ID == "":
 		return nil, invalid("message.messageId is required")
 	}
+	if err := h.s.checkConfigPush(req); err != nil {
+		return nil, err
+	}
+	var n *int
+	if req.Config != nil {
+		n = req.Config.HistoryLength
+	}
 	input, err := inputOf(msg)
 	if err != nil {
 		return nil, err
@@ -139,7 +144,7 @@ func (h *capHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 			}
 			return nil, a2aError(err)
 		}
-		return h.task(ctx, msg.TaskID)
+		return h.answer(ctx, req, msg.TaskID, n)
 	}
 	contextID, err := contextOf(msg)
 	if err != nil {
@@ -149,7 +154,20 @@ func (h *capHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 	if err != nil {
 		return nil, a2aError(err)
 	}
-	return h.task(ctx, a2a.TaskID(res.RunID))
+	return h.answer(ctx, req, a2a.TaskID(res.RunID), n)
+}
+
+// answer is the task a message left, with the push notification config
+// the message carries set on it, and its history.
+func (h *capHandler) answer(ctx context.Context, req *a2a.SendMessageRequest, id a2a.TaskID, n *int) (*a2a.Task, error) {
+	if err := h.s.configPush(ctx, h.p.ID, req, id); err != nil {
+		return nil, err
+	}
+	t, err := h.task(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return h.s.history(ctx, h.p.ID, t, n), nil
 }
 
 // SendStreamingMessage runs the message (SendMessage) and streams the task
@@ -172,7 +190,11 @@ func (h *capHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 }
 
 func (h *capHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
-	return h.task(ctx, req.ID)
+	t, err := h.task(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return h.s.history(ctx, h.p.ID, t, req.HistoryLength), nil
 }
 
 // CancelTask cancels a run that has not ended; an ended one is

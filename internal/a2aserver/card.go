@@ -83,7 +83,8 @@ func newCard(url, name, description string) *a2a.AgentCard {
 			a2a.NewAgentInterface(url+RESTSuffix, a2a.TransportProtocolHTTPJSON),
 			{URL: url + RESTSuffix, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: v03},
 		},
-		Capabilities:       a2a.AgentCapabilities{Streaming: true, ExtendedAgentCard: true},
+		// Push notifications: the gateway always keeps configs (Config.Push).
+		Capabilities:       a2a.AgentCapabilities{Streaming: true, ExtendedAgentCard: true, PushNotifications: true},
 		DefaultInputModes:  []string{"application/json", "text/plain"},
 		DefaultOutputModes: []string{"application/json"},
 		SecuritySchemes: a2a.NamedSecuritySchemes{BearerScheme: a2a.HTTPAuthSecurityScheme{Scheme: "Bearer",

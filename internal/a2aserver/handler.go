@@ -18,7 +18,7 @@ import (
 // handler is one call's a2asrv.RequestHandler: p calls agent ("" at the
 // server's own endpoint).
 type handler struct {
-	noPush
+	pushes
 	s     *Server
 	p     *account.Principal
 	agent string
@@ -108,17 +108,40 @@ func (h *handler) start(ctx context.Context, req *a2a.SendMessageRequest) (a2a.T
 // end and answers the task with the agent's output; returnImmediately
 // answers it as it is now (submitted, or working).
 func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
-	id, err := h.start(ctx, req)
+	id, err := h.startPushed(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	var n *int
+	if req.Config != nil {
+		n = req.Config.HistoryLength
+	}
+	var t *a2a.Task
 	if req.Config != nil && req.Config.ReturnImmediately {
-		return h.reader(id)(ctx)
+		t, err = h.reader(id)(ctx)
+	} else {
+		if err := h.s.awaitEnd(ctx, h.p, id, h.reader(id), func(execution.Frame) error { return nil }); err != nil {
+			return nil, a2aError(err)
+		}
+		t, err = settled(ctx, h.reader(id))
 	}
-	if err := h.s.awaitEnd(ctx, h.p, id, h.reader(id), func(execution.Frame) error { return nil }); err != nil {
-		return nil, a2aError(err)
+	if err != nil {
+		return nil, err
 	}
-	return settled(ctx, h.reader(id))
+	return h.s.history(ctx, h.p.ID, t, n), nil
+}
+
+// startPushed starts req's task (start) with the push notification config
+// the request carries, checked before the task starts.
+func (h *handler) startPushed(ctx context.Context, req *a2a.SendMessageRequest) (a2a.TaskID, error) {
+	if err := h.s.checkConfigPush(req); err != nil {
+		return "", err
+	}
+	id, err := h.start(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	return id, h.s.configPush(ctx, h.p.ID, req, id)
 }
 
 // reader reads task id.
@@ -132,8 +155,14 @@ func (h *handler) reader(id a2a.TaskID) taskReader {
 	}
 }
 
+// GetTask reads the task with its history (historyLength: the last n
+// messages).
 func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
-	return h.reader(req.ID)(ctx)
+	t, err := h.reader(req.ID)(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return h.s.history(ctx, h.p.ID, t, req.HistoryLength), nil
 }
 
 // CancelTask cancels the task's run through the run service (on any

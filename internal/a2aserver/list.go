@@ -31,6 +31,9 @@ func (s *Server) list(ctx context.Context, p *account.Principal, req *a2a.ListTa
 	tasks := []*a2a.Task{}
 	for _, sum := range runList {
 		if t, err := task(ctx, a2a.TaskID(sum.RunID)); err == nil && keep(req, t, sum) {
+			if req.HistoryLength != nil { // a read more a task: only when asked
+				t = s.history(ctx, p.ID, t, req.HistoryLength)
+			}
 			tasks = append(tasks, t)
 		}
 	}

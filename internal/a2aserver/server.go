@@ -60,18 +60,41 @@ type Config struct {
 	Capabilities   Capabilities
 	Records        Records
 	CapabilityCard func(ctx context.Context, p *account.Principal, ref string) (*a2a.AgentCard, error)
+	// Push keeps and sends push notification configs (push.go); its zero
+	// value offers none.
+	Push Push
 }
 
-// Server makes the request handler of each A2A call.
-type Server struct{ cfg Config }
+// Server makes the request handler of each A2A call, and sends the push
+// notifications (RunPush).
+type Server struct {
+	cfg Config
+	// wake tells RunPush that a config was set.
+	wake chan struct{}
+}
 
 // New makes a Server over cfg's services.
-func New(cfg Config) *Server { return &Server{cfg: cfg} }
+func New(cfg Config) *Server { return &Server{cfg: cfg, wake: make(chan struct{}, 1)} }
 
 // For is the request handler of one call by p to agent ("" for the
 // server's own endpoint, which serves tasks and the extended card but
 // starts none). The call's transport (a2asrv.NewJSONRPCHandler, the 0.3
 // compatibility handler) wraps it.
 func (s *Server) For(p *account.Principal, agent string) a2asrv.RequestHandler {
-	return &handler{s: s, p: p, agent: agent}
+	h := &handler{s: s, p: p, agent: agent}
+	h.pushes = pushes{s: s, p: p, check: func(ctx context.Context, id a2a.TaskID) error { _, err := h.run(ctx, id); return err }}
+	return h
+}
+
+// history is t with its history (withHistory), read from its run's record;
+// t as it is when the record does not read or n is 0.
+func (s *Server) history(ctx context.Context, accountID string, t *a2a.Task, n *int) *a2a.Task {
+	if n != nil && *n <= 0 || s.cfg.Records == nil {
+		return t
+	}
+	rec, err := s.cfg.Records.GetExecution(ctx, accountID, string(t.ID))
+	if err != nil {
+		return t
+	}
+	return withHistory(t, rec, n)
 }

@@ -17,7 +17,7 @@ var errStopped = errors.New("the stream's reader stopped")
 
 // SendStreamingMessage starts a task and streams it (follow).
 func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
-	id, err := h.start(ctx, req)
+	id, err := h.startPushed(ctx, req)
 	if err != nil {
 		return failed(err)
 	}

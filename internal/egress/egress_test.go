@@ -320,3 +320,32 @@ func TestPolicyAllowsAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// RefusesLiteral: literal non-public addresses and localhost names are
+// refused as written unless allowlisted; public addresses and other names
+// are left to the dialer.
+func TestRefusesLiteral(t *testing.T) {
+	p := egress.Policy{AllowPrivate: []string{"127.0.0.1", "hooks.internal", "10.0.0.0/8", "localhost:8080"}}
+	for _, c := range []struct {
+		host, port string
+		refused    bool
+	}{
+		{"127.0.0.1", "9000", false},
+		{"127.0.0.2", "80", true},
+		{"::1", "80", true},
+		{"[::1]", "80", true},
+		{"localhost", "80", true},
+		{"localhost", "8080", false},
+		{"api.localhost", "80", true},
+		{"169.254.169.254", "80", true},
+		{"10.1.2.3", "443", false},
+		{"192.168.1.1", "443", true},
+		{"hooks.internal", "443", false},
+		{"example.com", "443", false},
+		{"8.8.8.8", "443", false},
+	} {
+		if got := p.RefusesLiteral(c.host, c.port); got != c.refused {
+			t.Errorf("RefusesLiteral(%s, %s) = %v, want %v", c.host, c.port, got, c.refused)
+		}
+	}
+}

@@ -169,3 +169,20 @@ func (p Policy) Allows(host, port string) bool {
 	}
 	return r.allows(host, ip, pn)
 }
+
+// RefusesLiteral reports whether the URL host host on port is refused as
+// written, before any DNS lookup: a literal address that is not public
+// unicast (Classify), or localhost or a name under .localhost, that p does
+// not allowlist. A check at registration time tells the caller at once; a
+// name that resolves to such an address is refused by the transport when it
+// dials.
+func (p Policy) RefusesLiteral(host, port string) bool {
+	private := false
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		private = Classify(ip) != ""
+	} else {
+		h := normalizeName(host)
+		private = h == "localhost" || strings.HasSuffix(h, ".localhost")
+	}
+	return private && !p.Allows(host, port)
+}

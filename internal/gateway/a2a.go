@@ -53,7 +53,12 @@ func (s *Server) mountA2A(mux *http.ServeMux) {
 	if s.svc.Capabilities != nil {
 		cfg.Capabilities, cfg.CapabilityCard = s.svc.Capabilities, s.extendedCapabilityCard
 	}
+	cfg.Push = s.svc.A2APush
+	if cfg.Push.Logger == nil {
+		cfg.Push.Logger = s.log.With("component", "a2a-push")
+	}
 	srv := a2aserver.New(cfg)
+	s.a2a = srv
 	agent := func(r *http.Request) handlerFor {
 		return func(p *account.Principal) a2asrv.RequestHandler { return srv.For(p, r.PathValue("agent")) }
 	}
@@ -70,6 +75,14 @@ func (s *Server) mountA2A(mux *http.ServeMux) {
 		mux.HandleFunc("GET /a2a-cap/{ns}/{id}/.well-known/agent-card.json", s.capabilityCard)
 		mux.HandleFunc("POST /a2a-cap/{ns}/{id}/{$}", func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, capability(r), jsonRPC) })
 		mux.HandleFunc("/a2a-cap/{ns}/{id}/rest/", func(w http.ResponseWriter, r *http.Request) { s.serveA2A(w, r, capability(r), httpJSON) })
+	}
+}
+
+// RunA2APush sends the A2A push notifications until ctx ends (at once
+// when the A2A routes are not served, or push is not offered).
+func (s *Server) RunA2APush(ctx context.Context) {
+	if s.a2a != nil {
+		s.a2a.RunPush(ctx)
 	}
 }
 

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -67,5 +68,45 @@ func TestA2ATaskAcrossGateways(t *testing.T) {
 	}
 	if got, err := newA2ACaller(t, a, "stall", key, false).get(slow.ID); err != nil || got.Status.State != a2a.TaskStateCanceled {
 		t.Fatalf("the cancelled task through a: %v %+v", err, got)
+	}
+}
+
+// Two gateways sharing PostgreSQL both run a push sender: each task's
+// final notification is delivered once, whichever gateway started it.
+func TestA2APushAcrossGateways(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	dir := t.TempDir()
+	onPG := func(c *config.Config) { c.Store.DSN = dsn }
+	a := startServer(t, dir, onPG)
+	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "echo", "url": mockAgent(t, "echo")}).want(t, http.StatusCreated)
+	_, key := a.account(map[string]any{"agents": []string{"echo"}}, nil)
+	b := startServer(t, dir, onPG)
+	b.admin = a.admin
+	hook := newWebhook(t)
+	var ids []a2a.TaskID
+	for i := range 8 {
+		gw := a
+		if i%2 == 1 {
+			gw = b
+		}
+		c := newA2ACaller(t, gw, "echo", key, false)
+		req := &a2a.SendMessageRequest{Message: dataMessage(fmt.Sprintf("m-pg-push-%d", i), map[string]any{"n": i}),
+			Config: &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{URL: hook.srv.URL, Token: "tok-pg"}}}
+		res, err := c.tr.SendMessage(ctxT(t), c.params, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.(*a2a.Task).ID)
+	}
+	for _, id := range ids {
+		waitFor(t, 30*time.Second, "the final notification of "+string(id), func() bool { return len(hook.of(id, a2a.TaskStateCompleted)) > 0 })
+	}
+	// A sweep more on each gateway, then: once each.
+	hook.syncSweep(t, a)
+	hook.syncSweep(t, b)
+	for _, id := range ids {
+		if got := hook.of(id, a2a.TaskStateCompleted); len(got) != 1 || got[0].token != "tok-pg" {
+			t.Fatalf("task %s: %d final notifications, want 1", id, len(got))
+		}
 	}
 }

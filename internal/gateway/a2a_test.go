@@ -331,11 +331,12 @@ func TestA2AMethods(t *testing.T) {
 	}
 }
 
-// A task outlives its gateway: the server stops while the agent works,
-// and the task ends on the next one, read and followed there.
-func TestA2ATaskSurvivesRestart(t *testing.T) {
+// restartAgent is a task agent whose first call lasts until the gateway
+// that made it stops, and whose later calls answer {"after": "restart"}.
+// started is closed at the first call.
+func restartAgent(t *testing.T) (agentURL string, started chan struct{}) {
 	var calls atomic.Int64
-	started := make(chan struct{})
+	started = make(chan struct{})
 	agentSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			_, _ = w.Write([]byte(`{"status":"healthy"}`))
@@ -354,9 +355,16 @@ func TestA2ATaskSurvivesRestart(t *testing.T) {
 		_, _ = w.Write([]byte(`{"task_id":"` + task.TaskID + `","status":"success","output":{"after":"restart"},"error":null}`))
 	}))
 	t.Cleanup(agentSrv.Close)
+	return agentSrv.URL, started
+}
+
+// A task outlives its gateway: the server stops while the agent works,
+// and the task ends on the next one, read and followed there.
+func TestA2ATaskSurvivesRestart(t *testing.T) {
+	agentURL, started := restartAgent(t)
 	dir := t.TempDir()
 	a := startServer(t, dir)
-	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "later", "url": agentSrv.URL}).want(t, http.StatusCreated)
+	a.call("POST", "/api/v1/admin/agents", a.admin, map[string]any{"name": "later", "url": agentURL}).want(t, http.StatusCreated)
 	_, key := a.account(map[string]any{"agents": []string{"later"}}, nil)
 	task, err := newA2ACaller(t, a, "later", key, false).send(dataMessage("m-restart", map[string]any{"x": 1}), true)
 	if err != nil {

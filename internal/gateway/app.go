@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluicehq/sluice/internal/a2aserver"
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/internal/agentflow"
@@ -280,6 +281,9 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		Catalog:      cat,
 		Agents:       agents,
 		AgentFlows:   flows,
+		// The webhooks are POSTed under the egress rule, each POST bounded
+		// by the sender itself.
+		A2APush: a2aserver.Push{Store: a.db, Vault: sealed, Egress: pol, Client: egress.NewClient(pol)},
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err
@@ -305,6 +309,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		log.Info("old agent workflow steps drained: their runs go on in the run service", "items", n)
 	}
 	a.background(func() { _ = a.agentCalls.Run(runCtx) })
+	a.background(func() { srv.RunA2APush(runCtx) })
 	if n := cfg.Agents.Workers; n > 0 {
 		w := &bridge.Worker{Queue: agentQueue, Invoker: agents.Invoker, Local: a.agentCalls, Workers: n,
 			Monitoring: cfg.Agents.MonitoringTopic, ResultTTL: bridge.ResultTTL(cfg.Agents.MaxWait), Clock: clk,

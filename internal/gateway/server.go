@@ -8,6 +8,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/sluicehq/sluice/internal/a2aserver"
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"log/slog"
 	"net"
@@ -92,6 +93,10 @@ type Services struct {
 	Agents *Agents
 	// AgentFlows runs multi-step agent workflows; nil: not offered.
 	AgentFlows *agentflow.Runner
+	// A2APush keeps and sends the A2A push notification configs (its
+	// store, the vault that seals their secrets, the egress rule and
+	// client); a zero Store: not offered.
+	A2APush a2aserver.Push
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error
@@ -112,8 +117,10 @@ type Server struct {
 	stopSessions context.CancelFunc
 	clock        clock.Clock
 	log          *slog.Logger
-	handler      http.Handler
-	mcp          *mcpHTTP // the MCP ingress: /mcp, and ServeMCP
+	// a2a is the A2A server, when its routes are mounted (RunA2APush).
+	a2a     *a2aserver.Server
+	handler http.Handler
+	mcp     *mcpHTTP // the MCP ingress: /mcp, and ServeMCP
 }
 
 // New makes a Server; reg receives its metrics (nil: a new registry).

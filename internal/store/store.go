@@ -38,6 +38,7 @@ type Store interface {
 	RateCounters
 	KV
 	MCPServers
+	PushConfigs
 	KnowledgeBases
 	Capabilities
 	Agents

@@ -57,6 +57,7 @@ var tables = []table{
 	{name: "kv", key: []string{"account_id", "key"}},
 	{name: "kv_usage", key: []string{"account_id"}},
 	{name: "mcp_servers", key: []string{"account_id", "name"}},
+	{name: "a2a_push_configs", key: []string{"seq"}},
 	{name: "capabilities", key: []string{"namespace", "id"}},
 	{name: "capability_versions", key: []string{"seq"}},
 	{name: "knowledge_bases", key: []string{"name"}},

@@ -81,6 +81,11 @@ func fill(t *testing.T, dir string, s *sqlite.DB) {
 	must(t, s.PutKV(ctx, "alice", "reports/latest", json.RawMessage(`{"total": 3}`)))
 	_, err = s.AddMCPServer(ctx, store.MCPServer{AccountID: "bob", Name: "files", URL: "https://mcp.example.com/mcp"})
 	must(t, err)
+	hook, _, err := s.PutPushConfig(ctx, store.PushConfig{AccountID: "alice", TaskID: "awf-1", ID: "hook", URL: "https://hooks.example.com/a2a", TokenRef: "a2a-push.x.token"})
+	must(t, err)
+	if ok, err := s.ClaimPushConfig(ctx, hook.Seq, 0, time.Now(), time.Now().Add(time.Minute)); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
 	for _, v := range []string{"1.0.0", "1.1.0"} {
 		body := "id: Weather\nversion: " + v + "\n"
 		sum := sha256.Sum256([]byte(body))

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 		{"RateCounters", testRateCounters},
 		{"KV", testKV},
 		{"MCPServers", testMCPServers},
+		{"PushConfigs", testPushConfigs},
 		{"KnowledgeBases", testKnowledgeBases},
 		{"DiscoveryUsage", testDiscoveryUsage}, {"DiscoveryUsageBounds", testDiscoveryUsageBounds},
 		{"DiscoveryUsageDelete", testDiscoveryUsageDelete}, {"DiscoveryUsagePrune", testDiscoveryUsagePrune},
