@@ -76,7 +76,21 @@ func (t *turn) call(ctx context.Context, env *e2a.Envelope) (any, error) {
 	if final.Kind == e2a.KindError {
 		return nil, faultOf(final.Body)
 	}
-	return final.Body["result"], nil
+	return resultOf(final.Body["result"]), nil
+}
+
+// resultOf is a final frame's result as JSON values: in process it may be
+// the service's own encoding (json.RawMessage), over HTTP it is decoded.
+func resultOf(v any) any {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		return v
+	}
+	var out any
+	if json.Unmarshal(raw, &out) != nil {
+		return string(raw)
+	}
+	return out
 }
 
 // callError is a refusal or failure an e2a.error frame carried: its code
