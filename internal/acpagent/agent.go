@@ -124,7 +124,7 @@ func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 	}
 	s, err := a.sessions.open(p.Cwd)
 	if err != nil {
-		return acp.NewSessionResponse{}, err
+		return acp.NewSessionResponse{}, rpcError(err)
 	}
 	return acp.NewSessionResponse{SessionId: acp.SessionId(s.id)}, nil
 }
@@ -136,12 +136,12 @@ func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	s, err := a.sessions.take(string(p.SessionId))
 	if err != nil {
-		return acp.PromptResponse{}, err
+		return acp.PromptResponse{}, rpcError(err)
 	}
 	defer a.sessions.release(s)
-	in, err := readPrompt(p, s)
+	in, err := readPrompt(p)
 	if err != nil {
-		return acp.PromptResponse{}, err
+		return acp.PromptResponse{}, rpcError(err)
 	}
 	t := &turn{a: a, s: s, tools: map[string]bool{}}
 	err = a.o.Target.run(ctx, t, in)

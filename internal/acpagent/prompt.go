@@ -20,7 +20,7 @@ type promptIn struct {
 // readPrompt checks the prompt's blocks against what initialize advertised
 // (text, resource links, embedded resources; no images or audio) and its
 // size, naming the block that is refused.
-func readPrompt(p acp.PromptRequest, s *session) (*promptIn, error) {
+func readPrompt(p acp.PromptRequest) (*promptIn, error) {
 	var texts []string
 	size := 0
 	for i, b := range p.Prompt {

@@ -232,6 +232,12 @@ func decodeUpdate(u map[string]any) (acp.SessionUpdate, error) {
 	if err := up.Validate(); err != nil {
 		return acp.SessionUpdate{}, fmt.Errorf("%s: %v", u["sessionUpdate"], err)
 	}
+	// The SDK reads some objects it cannot write (a content block of a type
+	// it does not know): what cannot be sent is refused here, not in the
+	// middle of the connection's write.
+	if _, err := json.Marshal(up); err != nil {
+		return acp.SessionUpdate{}, fmt.Errorf("%s: %v", u["sessionUpdate"], err)
+	}
 	return up, nil
 }
 

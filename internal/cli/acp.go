@@ -169,4 +169,3 @@ func (r *e2aRelay) Call(ctx context.Context, env *e2a.Envelope, sink e2a.FrameSi
 	}
 	return nil
 }
-
