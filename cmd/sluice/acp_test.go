@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -424,5 +425,61 @@ func TestACPStdioWrongKey(t *testing.T) {
 			strings.Contains(stderr.String(), "sk-wrong-key") {
 			t.Fatalf("%v: %v, stdout %q, stderr %q", mode, err, stdout.String(), stderr.String())
 		}
+	}
+}
+
+// TestACPJSClient drives `sluice acp --stdio` (relay) with the
+// @agentclientprotocol/sdk 2.4.0 client: initialize, a new session, a
+// prompt. SLUICE_TEST_ACP_JS names the folder where .ci/run installed the
+// SDK (outside the repository); without it, or without node, the test skips.
+func TestACPJSClient(t *testing.T) {
+	dir := os.Getenv("SLUICE_TEST_ACP_JS")
+	if dir == "" {
+		t.Skip("SLUICE_TEST_ACP_JS is not set (.ci/run installs @agentclientprotocol/sdk 2.4.0 when npm answers)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		// The Node 22 that .ci/run installs for the MCP conformance suite.
+		node = filepath.Join(os.Getenv("SLUICE_TEST_MCP_CONFORMANCE"), "node_modules", ".bin", "node")
+		if _, serr := os.Stat(node); os.Getenv("SLUICE_TEST_MCP_CONFORMANCE") == "" || serr != nil {
+			t.Skip("no node")
+		}
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "acpjs", "client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The script sits beside the SDK's node_modules so that its import
+	// resolves there.
+	path := filepath.Join(dir, "sluice-acp-client-test.mjs")
+	if err := os.WriteFile(path, script, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newACPFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, path, os.Args[0])
+	cmd.Env = append(os.Environ(), "SLUICE_TEST_MAIN_ARGS="+strings.Join([]string{"acp", "--stdio", "--agent", "echo", "--url", f.srv.URL}, "\x1f"),
+		"SLUICE_API_KEY="+f.key)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the @agentclientprotocol/sdk client: %v\n%s", err, stderr.String())
+	}
+	var out struct {
+		Init struct {
+			ProtocolVersion int `json:"protocolVersion"`
+		} `json:"init"`
+		SessionID  string `json:"sessionId"`
+		Text       string `json:"text"`
+		StopReason string `json:"stopReason"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("%v: %s\n%s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("the @agentclientprotocol/sdk client saw: %s", strings.TrimSpace(stdout.String()))
+	if out.Init.ProtocolVersion != 1 || out.SessionID == "" || out.StopReason != "end_turn" ||
+		out.Text != "echo: hello from js (cwd /work/project, blocks 1)" {
+		t.Fatalf("%s", stdout.String())
 	}
 }
