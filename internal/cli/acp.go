@@ -55,13 +55,16 @@ how to configure an editor.`,
 				return fail(ExitInvalid, "%v", err)
 			}
 			o := acpagent.Options{Target: tgt, Version: version(), Logger: newLogger(io, cfg)}
+			// An editor that writes its requests and closes stdin still
+			// reads every answer, as an MCP host does.
+			std := newRPCStdio(cmd.Context(), io.In, io.Out)
 			if url != "" {
 				relay, err := openE2ARelay(cmd.Context(), url, key)
 				if err != nil {
 					return err
 				}
 				o.Caller = relay
-				return acpagent.Serve(cmd.Context(), io.In, io.Out, o)
+				return acpagent.Serve(cmd.Context(), std, std, o)
 			}
 			app, err := openEmbedded(cmd.Context(), io, cfg, data, gateway.Options{})
 			if err != nil {
@@ -73,7 +76,7 @@ how to configure an editor.`,
 				return keyFailure(err)
 			}
 			o.Caller = conn
-			return acpagent.Serve(cmd.Context(), io.In, io.Out, o)
+			return acpagent.Serve(cmd.Context(), std, std, o)
 		},
 	}
 	fl := cmd.Flags()

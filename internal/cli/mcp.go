@@ -38,7 +38,7 @@ Only MCP messages go to stdout; logs go to stderr.`,
 			if key == "" {
 				return fail(ExitInvalid, "no API key: set SLUICE_API_KEY")
 			}
-			std := newMCPStdio(cmd.Context(), io.In, io.Out)
+			std := newRPCStdio(cmd.Context(), io.In, io.Out)
 			t := &mcp.IOTransport{Reader: std, Writer: std}
 			if url != "" {
 				return relayMCP(cmd.Context(), t, url, key)

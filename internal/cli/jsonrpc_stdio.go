@@ -11,15 +11,16 @@ import (
 	"time"
 )
 
-// mcpDrainLimit bounds the wait for answers once a host's input has ended.
-const mcpDrainLimit = 5 * time.Minute
+// rpcDrainLimit bounds the wait for answers once a host's (or editor's)
+// input has ended.
+const rpcDrainLimit = 5 * time.Minute
 
-// mcpStdio is stdin and stdout of `sluice mcp --stdio`: one JSON-RPC message
-// per line. When stdin ends it waits until every request it read has its
-// answer written (or ctx ends, or mcpDrainLimit passes) before the session
-// sees the end: a host that writes its requests and closes its end reads
-// every answer.
-type mcpStdio struct {
+// rpcStdio is stdin and stdout of `sluice mcp --stdio` and `sluice acp
+// --stdio`: one JSON-RPC message per line. When stdin ends it waits until
+// every request it read has its answer written (or ctx ends, or
+// rpcDrainLimit passes) before the session sees the end: a host that writes
+// its requests and closes its end reads every answer.
+type rpcStdio struct {
 	ctx     context.Context
 	in      *bufio.Reader
 	pending []byte
@@ -30,11 +31,11 @@ type mcpStdio struct {
 	changed chan struct{}   // closed and replaced at each answer
 }
 
-func newMCPStdio(ctx context.Context, in io.Reader, out io.Writer) *mcpStdio {
-	return &mcpStdio{ctx: ctx, in: bufio.NewReaderSize(in, 64<<10), out: out, owed: map[string]bool{}, changed: make(chan struct{})}
+func newRPCStdio(ctx context.Context, in io.Reader, out io.Writer) *rpcStdio {
+	return &rpcStdio{ctx: ctx, in: bufio.NewReaderSize(in, 64<<10), out: out, owed: map[string]bool{}, changed: make(chan struct{})}
 }
 
-func (s *mcpStdio) Read(p []byte) (int, error) {
+func (s *rpcStdio) Read(p []byte) (int, error) {
 	if len(s.pending) == 0 {
 		line, err := s.in.ReadBytes('\n')
 		if len(line) == 0 {
@@ -51,7 +52,7 @@ func (s *mcpStdio) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (s *mcpStdio) Write(p []byte) (int, error) {
+func (s *rpcStdio) Write(p []byte) (int, error) {
 	for _, line := range bytes.Split(p, []byte("\n")) {
 		s.note(line, false)
 	}
@@ -59,11 +60,11 @@ func (s *mcpStdio) Write(p []byte) (int, error) {
 }
 
 // Close leaves stdin and stdout to the process.
-func (s *mcpStdio) Close() error { return nil }
+func (s *rpcStdio) Close() error { return nil }
 
 // note keeps count of what is owed: a request read (an id and a method) is
 // owed its answer, a response written (an id, no method) pays it.
-func (s *mcpStdio) note(line []byte, read bool) {
+func (s *rpcStdio) note(line []byte, read bool) {
 	// A host's message may hold its keys in any order, and is small; what
 	// sluice writes is the go-sdk's, id first, and may be large.
 	head := jsonrpcHead
@@ -140,8 +141,8 @@ func wholeHead(line []byte) (id, method string) {
 	return string(whole.ID), whole.Method
 }
 
-func (s *mcpStdio) waitAnswered() {
-	limit := time.NewTimer(mcpDrainLimit)
+func (s *rpcStdio) waitAnswered() {
+	limit := time.NewTimer(rpcDrainLimit)
 	defer limit.Stop()
 	for {
 		s.mu.Lock()
