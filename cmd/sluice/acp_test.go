@@ -19,32 +19,28 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/sluicehq/sluice/internal/acpagent/acptest"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
 	"github.com/sluicehq/sluice/protocol/a2s"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
-// testEditor is an editor as acp-go-sdk's client side sees it, with
-// `sluice acp --stdio` as its child process: it keeps the session updates,
-// and answers permission requests with the option named choose.
+// testEditor is acptest's editor with `sluice acp --stdio` as its child
+// process, on acp-go-sdk's client side.
 type testEditor struct {
+	*acptest.Editor
 	t      *testing.T
 	conn   *acp.ClientSideConnection
 	stderr *childOutput
 	close  func() // ends the child: its stdin closed, it exits
-
-	mu      sync.Mutex
-	updates []acp.SessionUpdate
-	asked   []acp.RequestPermissionRequest
-	choose  string
 }
 
 // startEditor spawns `sluice acp --stdio ARGS...` with key as SLUICE_API_KEY.
 func startEditor(t *testing.T, key string, args ...string) *testEditor {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	ed := &testEditor{t: t, stderr: &childOutput{}}
+	ed := &testEditor{Editor: &acptest.Editor{}, t: t, stderr: &childOutput{}}
 	cmd.Stderr = ed.stderr
 	cmd.Env = append(os.Environ(), "SLUICE_TEST_MAIN_ARGS="+strings.Join(append([]string{"acp", "--stdio"}, args...), "\x1f"),
 		"SLUICE_API_KEY="+key, "SLUICE_EGRESS_ALLOW_PRIVATE=127.0.0.1", "SLUICE_LOG_LEVEL=debug")
@@ -59,7 +55,7 @@ func startEditor(t *testing.T, key string, args ...string) *testEditor {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ed.conn = acp.NewClientSideConnection(ed, stdin, stdout)
+	ed.conn = acp.NewClientSideConnection(ed.Editor, stdin, stdout)
 	ed.conn.SetLogger(slog.New(slog.DiscardHandler))
 	ed.close = sync.OnceFunc(func() {
 		stdin.Close()
@@ -74,68 +70,12 @@ func startEditor(t *testing.T, key string, args ...string) *testEditor {
 		if strings.Contains(ed.stderr.String(), key) {
 			t.Error("the key was logged")
 		}
+		if m := ed.Misuse(); len(m) > 0 {
+			t.Errorf("sluice called the editor's %v", m)
+		}
 	})
 	t.Cleanup(ed.close)
 	return ed
-}
-
-func (e *testEditor) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.updates = append(e.updates, n.Update)
-	return nil
-}
-
-func (e *testEditor) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.asked = append(e.asked, p)
-	for _, o := range p.Options {
-		if o.Name == e.choose {
-			return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
-		}
-	}
-	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
-}
-
-// sluice uses none of the editor's files or terminals (it advertises no
-// need of them): a call here is a defect.
-func (e *testEditor) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	e.t.Error("sluice read a file of the editor's")
-	return acp.ReadTextFileResponse{}, errors.New("no")
-}
-func (e *testEditor) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	e.t.Error("sluice wrote a file of the editor's")
-	return acp.WriteTextFileResponse{}, errors.New("no")
-}
-func (e *testEditor) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	e.t.Error("sluice asked for a terminal")
-	return acp.CreateTerminalResponse{}, errors.New("no")
-}
-func (e *testEditor) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, errors.New("no")
-}
-func (e *testEditor) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, errors.New("no")
-}
-func (e *testEditor) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, errors.New("no")
-}
-func (e *testEditor) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, errors.New("no")
-}
-
-// text is the agent message text of the updates so far.
-func (e *testEditor) text() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var b strings.Builder
-	for _, u := range e.updates {
-		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
-			b.WriteString(u.AgentMessageChunk.Content.Text.Text)
-		}
-	}
-	return b.String()
 }
 
 // open initializes and opens a session, checking what sluice advertises.
@@ -205,39 +145,6 @@ func echoAgent(t *testing.T) (url string, started chan struct{}) {
 	return srv.URL, started
 }
 
-const approveCapability = `a2s: 1.0.0
-id: Approve
-version: 1.2.0
-type: atomic
-description: asks, then records the verdict
-audit: {status: unaudited}
-permissions: {level: basic}
-inputs:
-  amount: {type: number}
-outputs:
-  verdict: {type: string, lifecycle: persistent}
-tasks:
-  - id: judge
-    type: prompt
-    inputs:
-      amount: {mapping: inputs.amount}
-    outputs:
-      verdict: {type: string, lifecycle: task}
-    prompt:
-      template: "Approve a refund of {amount} EUR?"
-      format:
-        verdict: {type: string, enum: ["yes", "no"]}
-  - id: record
-    type: agent_decision
-    inputs:
-      verdict: {mapping: judge.outputs.verdict}
-    outputs:
-      verdict: {type: string, lifecycle: persistent}
-    definition:
-      logic: |
-        verdict = verdict == "yes" ? "approved" : "refused"
-`
-
 // acpFixture is a sluice on a data directory with the agent echo, the
 // capability finance/Approve, an account granted both (key) and one
 // granted neither (other).
@@ -265,7 +172,12 @@ func newACPFixture(t *testing.T) *acpFixture {
 	var agentURL string
 	agentURL, f.started = echoAgent(t)
 	f.post(t, admin, "/api/v1/admin/agents", map[string]any{"name": "echo", "url": agentURL}, http.StatusCreated)
-	tree, err := a2s.ParseTree([]byte(approveCapability), a2s.Options{})
+	// A prompt task with an enum, then an agent_decision recording it.
+	approve, err := os.ReadFile("../../testdata/a2s/approve.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := a2s.ParseTree(approve, a2s.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +185,7 @@ func newACPFixture(t *testing.T) *acpFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.post(t, admin, "/api/v1/a2s/registry", map[string]any{"namespace": "finance", "document": "checksum: \"" + sum + "\"\n" + approveCapability}, http.StatusCreated)
+	f.post(t, admin, "/api/v1/a2s/registry", map[string]any{"namespace": "finance", "document": "checksum: \"" + sum + "\"\n" + string(approve)}, http.StatusCreated)
 	f.key = f.post(t, admin, "/api/v1/admin/accounts", map[string]any{"name": "editor", "permissions": map[string]any{
 		"agents": []string{"echo"}, "capability_level": "basic", "operations": []string{"LoadData"}}}, http.StatusCreated)["api_key"].(string)
 	f.other = f.post(t, admin, "/api/v1/admin/accounts", map[string]any{"name": "other", "permissions": map[string]any{}}, http.StatusCreated)["api_key"].(string)
@@ -322,7 +234,7 @@ func acpScenario(t *testing.T, f *acpFixture, mode ...string) {
 	if err != nil || r.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v\nstderr:\n%s", r, err, ed.stderr)
 	}
-	if got := ed.text(); got != "echo: hello (cwd /work/project, blocks 1)" {
+	if got := ed.Text(); got != "echo: hello (cwd /work/project, blocks 1)" {
 		t.Fatalf("agent message %q", got)
 	}
 
@@ -373,26 +285,26 @@ func acpScenario(t *testing.T, f *acpFixture, mode ...string) {
 	// A capability whose task waits for a decision: a permission request
 	// with its options; the choice answers the run.
 	capEd := startEditor(t, f.key, append([]string{"--agent", "cap:finance/Approve@^1"}, mode...)...)
-	capEd.choose = "yes"
+	capEd.Choose("yes")
 	csid := capEd.open(ctx)
 	r, err = capEd.prompt(ctx, csid, `{"amount": 40}`)
 	if err != nil || r.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("capability prompt: %+v %v\nstderr:\n%s", r, err, capEd.stderr)
 	}
-	if len(capEd.asked) != 1 {
-		t.Fatalf("permission requests: %+v", capEd.asked)
+	if len(capEd.Asked()) != 1 {
+		t.Fatalf("permission requests: %+v", capEd.Asked())
 	}
-	asked := capEd.asked[0]
+	asked := capEd.Asked()[0]
 	if len(asked.Options) != 2 || asked.Options[0].Name != "yes" || asked.Options[0].Kind != acp.PermissionOptionKindAllowOnce ||
 		asked.Options[1].Name != "no" || asked.Options[1].Kind != acp.PermissionOptionKindRejectOnce ||
 		asked.ToolCall.Title == nil || *asked.ToolCall.Title != "Approve a refund of 40 EUR?" {
 		t.Fatalf("the permission request: %+v", asked)
 	}
-	if !strings.Contains(capEd.text(), `"verdict": "approved"`) {
-		t.Fatalf("the run's outputs: %q", capEd.text())
+	if !strings.Contains(capEd.Text(), `"verdict": "approved"`) {
+		t.Fatalf("the run's outputs: %q", capEd.Text())
 	}
 	// Cancelling the permission request cancels the run and the turn.
-	capEd.choose = ""
+	capEd.Choose("")
 	if r, err := capEd.prompt(ctx, csid, `{"amount": 7}`); err != nil || r.StopReason != acp.StopReasonCancelled {
 		t.Fatalf("a cancelled decision: %+v %v", r, err)
 	}

@@ -13,6 +13,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/sluicehq/sluice/client"
+	"github.com/sluicehq/sluice/internal/acpagent/acptest"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -36,29 +38,10 @@ func (f *fakeCaller) Call(ctx context.Context, env *e2a.Envelope, sink e2a.Frame
 	return nil
 }
 
-// editor is acp-go-sdk's client side over pipes to Serve.
+// editor is acptest's editor over pipes to Serve.
 type editor struct {
-	acp.Client
-	conn    *acp.ClientSideConnection
-	mu      sync.Mutex
-	updates []acp.SessionUpdate
-	choose  string
-}
-
-func (e *editor) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.updates = append(e.updates, n.Update)
-	return nil
-}
-
-func (e *editor) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	for _, o := range p.Options {
-		if o.Name == e.choose {
-			return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
-		}
-	}
-	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
+	*acptest.Editor
+	conn *acp.ClientSideConnection
 }
 
 func serveTo(t *testing.T, target string, c Caller, o ...func(*Options)) (*editor, acp.SessionId) {
@@ -77,8 +60,13 @@ func serveTo(t *testing.T, target string, c Caller, o ...func(*Options)) (*edito
 	done := make(chan struct{})
 	go func() { defer close(done); _ = Serve(ctx, inR, outW, opts) }()
 	t.Cleanup(func() { cancel(); inW.Close(); <-done })
-	ed := &editor{}
-	ed.conn = acp.NewClientSideConnection(ed, inW, outR)
+	ed := &editor{Editor: &acptest.Editor{}}
+	ed.conn = acp.NewClientSideConnection(ed.Editor, inW, outR)
+	t.Cleanup(func() {
+		if m := ed.Misuse(); len(m) > 0 {
+			t.Errorf("sluice called the editor's %v", m)
+		}
+	})
 	ed.conn.SetLogger(slog.New(slog.DiscardHandler))
 	if _, err := ed.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
 		t.Fatal(err)
@@ -113,7 +101,7 @@ func TestPromptStreamsChunksAsUpdates(t *testing.T) {
 		t.Fatalf("%+v %v", r, err)
 	}
 	var kinds []string
-	for _, u := range ed.updates {
+	for _, u := range ed.Updates() {
 		b, _ := json.Marshal(u)
 		var m map[string]any
 		_ = json.Unmarshal(b, &m)
@@ -140,8 +128,8 @@ func TestPromptFinalFrameOnly(t *testing.T) {
 	if _, err := ed.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{acp.TextBlock("q")}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(ed.updates) != 1 || ed.updates[0].AgentMessageChunk == nil || ed.updates[0].AgentMessageChunk.Content.Text.Text != "{\n  \"answer\": 42\n}" {
-		t.Fatalf("updates: %+v", ed.updates)
+	if len(ed.Updates()) != 1 || ed.Updates()[0].AgentMessageChunk == nil || ed.Updates()[0].AgentMessageChunk.Content.Text.Text != "{\n  \"answer\": 42\n}" {
+		t.Fatalf("updates: %+v", ed.Updates())
 	}
 }
 
@@ -210,9 +198,9 @@ func TestCapabilityQuestionHandedBack(t *testing.T) {
 	if c.calls[0].Params["inputs"].(map[string]any)["text"] != "weather" || c.calls[1].Method != "capability.decide" || c.calls[1].Params["id"] != "run-1" {
 		t.Fatalf("calls: %v %v", c.calls[0].Params, c.calls[1].Params)
 	}
-	last := ed.updates[len(ed.updates)-1].AgentMessageChunk.Content.Text.Text
-	if !strings.Contains(ed.updates[0].AgentMessageChunk.Content.Text.Text, "Which city?") || last != `got {"city":"Lisbon"}` {
-		t.Fatalf("updates: %q … %q", ed.updates[0].AgentMessageChunk.Content.Text.Text, last)
+	last := ed.Updates()[len(ed.Updates())-1].AgentMessageChunk.Content.Text.Text
+	if !strings.Contains(ed.Updates()[0].AgentMessageChunk.Content.Text.Text, "Which city?") || last != `got {"city":"Lisbon"}` {
+		t.Fatalf("updates: %q … %q", ed.Updates()[0].AgentMessageChunk.Content.Text.Text, last)
 	}
 }
 
@@ -260,18 +248,18 @@ func FuzzUpdateOf(f *testing.F) {
 }
 
 func TestDecisionOf(t *testing.T) {
-	enum := &pendingTask{Task: "judge", Prompt: "Ship it?", Expected: map[string]any{"type": "object",
+	enum := &client.Pending{Task: "judge", Prompt: "Ship it?", Expected: map[string]any{"type": "object",
 		"properties": map[string]any{"verdict": map[string]any{"type": "string", "enum": []any{"approve", "deny"}}}}}
 	d := decisionOf("run-1", enum)
 	if d == nil || len(d.Options) != 2 || d.Options[0].Reject || !d.Options[1].Reject || d.Title != "Ship it?" ||
 		d.Options[1].Answer.(map[string]any)["verdict"] != "deny" {
 		t.Fatalf("%+v", d)
 	}
-	boolean := &pendingTask{Task: "ok", Expected: map[string]any{"properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}
+	boolean := &client.Pending{Task: "ok", Expected: map[string]any{"properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}
 	if d := decisionOf("r", boolean); d == nil || d.Options[0].Name != "yes" || d.Options[1].Answer.(map[string]any)["ok"] != false {
 		t.Fatalf("%+v", d)
 	}
-	free := &pendingTask{Expected: map[string]any{"properties": map[string]any{"a": map[string]any{"type": "string"}, "b": map[string]any{"type": "string"}}}}
+	free := &client.Pending{Expected: map[string]any{"properties": map[string]any{"a": map[string]any{"type": "string"}, "b": map[string]any{"type": "string"}}}}
 	if decisionOf("r", free) != nil {
 		t.Fatal("two free members have no options")
 	}

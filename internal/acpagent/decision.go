@@ -10,6 +10,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
@@ -39,7 +40,7 @@ var rejectWords = []string{"no", "false", "reject", "rejected", "refuse", "refus
 // decisionOf is the decision of a run's pending task when its expected
 // output is one member with a closed set of values (an enum, or a
 // boolean); nil when it is not (the question is handed back as text).
-func decisionOf(runID string, p *pendingTask) *Decision {
+func decisionOf(runID string, p *client.Pending) *Decision {
 	props, _ := p.Expected["properties"].(map[string]any)
 	if len(props) != 1 {
 		return nil
@@ -172,7 +173,7 @@ func (h *handedBack) answerOf(text string) (any, error) {
 }
 
 // handBackText asks the question in the conversation.
-func handBackText(p *pendingTask) string {
+func handBackText(p *client.Pending) string {
 	q := p.Prompt
 	if q == "" {
 		q = "Task " + p.Task + " waits for an answer."

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 	"github.com/sluicehq/sluice/protocol/e2a"
@@ -73,27 +74,6 @@ func (t Target) run(ctx context.Context, tn *turn, in *promptIn) error {
 	return nil
 }
 
-// capResult is what capability.run and capability.decide answer
-// (capability.Result).
-type capResult struct {
-	RunID   string         `json:"run_id"`
-	Status  string         `json:"status"`
-	Outputs map[string]any `json:"outputs"`
-	Errors  []struct {
-		Message string `json:"message"`
-	} `json:"errors"`
-	Pending *pendingTask `json:"pending"`
-}
-
-// pendingTask is a run's question (capability.Pending).
-type pendingTask struct {
-	Task     string         `json:"task"`
-	Type     string         `json:"type"`
-	Prompt   string         `json:"prompt"`
-	Inputs   map[string]any `json:"inputs"`
-	Expected map[string]any `json:"expected_output"`
-}
-
 // runCapability runs the capability with the prompt as its inputs (a JSON
 // object as it is; other text as {"text": …}) in a run whose session is the
 // ACP session, and answers each task it waits on through the editor: a
@@ -121,7 +101,9 @@ func (t Target) runCapability(ctx context.Context, tn *turn, in *promptIn) error
 		if err != nil {
 			return err
 		}
-		var r capResult
+		// What capability.run and capability.decide answer, in the public
+		// client's type.
+		var r client.CapabilityRun
 		if raw, err := json.Marshal(out); err != nil || json.Unmarshal(raw, &r) != nil {
 			return fault.New(fault.Internal, "capability %s: the run's result is not one sluice acp reads", t.name)
 		}
@@ -143,7 +125,9 @@ func (t Target) runCapability(ctx context.Context, tn *turn, in *promptIn) error
 		default:
 			msg := "the run " + r.Status
 			if len(r.Errors) > 0 {
-				msg = r.Errors[0].Message
+				if m, ok := r.Errors[0]["message"].(string); ok {
+					msg = m
+				}
 			}
 			return &callError{code: fault.Upstream.String(), message: fmt.Sprintf("capability %s: %s", t.name, msg)}
 		}
