@@ -308,6 +308,31 @@ func acpScenario(t *testing.T, f *acpFixture, mode ...string) {
 	if r, err := capEd.prompt(ctx, csid, `{"amount": 7}`); err != nil || r.StopReason != acp.StopReasonCancelled {
 		t.Fatalf("a cancelled decision: %+v %v", r, err)
 	}
+	capEd.close()
+
+	// An agent workflow: its step is a tool call, its last output the answer.
+	flow := filepath.Join(t.TempDir(), "flow.json")
+	if err := os.WriteFile(flow, []byte(`{"workflow_id": "wf-acp", "name": "echo flow", "version": "1.0.0", "start_step": "a",
+		"steps": {"a": {"id": "a", "agent_name": "echo", "next_step": null, "input_mapping": {"text": "${workflow.input.text}"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flowEd := startEditor(t, f.key, append([]string{"--agent", "flow:" + flow}, mode...)...)
+	fsid := flowEd.open(ctx)
+	if r, err := flowEd.prompt(ctx, fsid, "flowing"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("a workflow prompt: %+v %v\nstderr:\n%s", r, err, flowEd.stderr)
+	}
+	var steps []string
+	for _, u := range flowEd.Updates() {
+		switch {
+		case u.ToolCall != nil:
+			steps = append(steps, string(u.ToolCall.ToolCallId)+":"+string(u.ToolCall.Status))
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+			steps = append(steps, string(u.ToolCallUpdate.ToolCallId)+":"+string(*u.ToolCallUpdate.Status))
+		}
+	}
+	if got := strings.Join(steps, " "); got != "step-a:in_progress step-a:completed" || flowEd.Text() != "echo: flowing (cwd , blocks 0)" {
+		t.Fatalf("the workflow's updates: %s, text %q", got, flowEd.Text())
+	}
 }
 
 func TestACPStdioRelay(t *testing.T) {

@@ -125,13 +125,18 @@ func (t *turn) decide(ctx context.Context, d *Decision) (any, error) {
 		"error": fmt.Sprintf("%q is not one of the options offered", resp.Outcome.Selected.OptionId)})
 }
 
-// cancelRun cancels a run the turn leaves waiting, whatever ended the turn
-// (the turn's context may be done already).
+// cancelRun cancels a capability run the turn leaves waiting.
 func (t *turn) cancelRun(ctx context.Context, runID string) {
+	t.cancelWith(ctx, "capability.cancel", runID)
+}
+
+// cancelWith cancels run runID with method, whatever ended the turn (the
+// turn's context may be done already).
+func (t *turn) cancelWith(ctx context.Context, method, runID string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if _, err := t.call(ctx, call("capability.cancel", map[string]any{"id": runID}, t.s)); err != nil {
-		t.a.log.Warn("the waiting run was not cancelled", "run", runID, "error", err)
+	if _, err := t.call(ctx, call(method, map[string]any{"id": runID}, t.s)); err != nil {
+		t.a.log.Warn("the run was not cancelled", "run", runID, "error", err)
 	}
 }
 

@@ -13,12 +13,15 @@ import (
 )
 
 // Target is what `sluice acp --agent` names: an agent (NAME: each prompt is
-// agent.invoke) or a capability (cap:NS/ID[@VERSION]: each prompt is
-// capability.run, and a task it waits on is a permission request).
+// agent.invoke), a capability (cap:NS/ID[@VERSION]: each prompt is
+// capability.run, and a task it waits on is a permission request), or an
+// agent workflow (flow:FILE: each prompt runs the workflow document in
+// FILE, its steps shown as tool calls).
 type Target struct {
-	kind    string // "agent" or "cap"
-	name    string // the agent's name, or NS/ID
-	version string // a capability's version constraint
+	kind    string          // "agent", "cap" or "flow"
+	name    string          // the agent's name, NS/ID, or the workflow's file
+	version string          // a capability's version constraint
+	flow    json.RawMessage // the workflow document
 }
 
 // Capability targets are written cap:NS/ID[@VERSION].
@@ -34,8 +37,15 @@ func ParseTarget(s string) (Target, error) {
 		}
 		return Target{kind: "cap", name: ref, version: version}, nil
 	}
+	if path, ok := strings.CutPrefix(s, flowPrefix); ok {
+		raw, err := loadFlow(path)
+		if err != nil {
+			return Target{}, err
+		}
+		return Target{kind: "flow", name: path, flow: raw}, nil
+	}
 	if strings.Contains(s, ":") {
-		return Target{}, fmt.Errorf("--agent %q: name an agent (NAME) or a capability (cap:NAMESPACE/ID); %q is not a kind sluice acp serves", s, s[:strings.Index(s, ":")+1])
+		return Target{}, fmt.Errorf("--agent %q: name an agent (NAME), a capability (cap:NAMESPACE/ID) or an agent workflow (flow:FILE); %q is not a kind sluice acp serves", s, s[:strings.Index(s, ":")+1])
 	}
 	if err := agenthttp.CheckName("--agent", s); err != nil {
 		return Target{}, err
@@ -44,6 +54,9 @@ func ParseTarget(s string) (Target, error) {
 }
 
 func (t Target) String() string {
+	if t.kind == "flow" {
+		return flowPrefix + t.name
+	}
 	if t.kind == "cap" {
 		s := capPrefix + t.name
 		if t.version != "" {
@@ -56,8 +69,11 @@ func (t Target) String() string {
 
 // run is one prompt turn for the target.
 func (t Target) run(ctx context.Context, tn *turn, in *promptIn) error {
-	if t.kind == "cap" {
+	switch t.kind {
+	case "cap":
 		return t.runCapability(ctx, tn, in)
+	case "flow":
+		return t.runFlow(ctx, tn, in)
 	}
 	env, err := in.agentInvoke(t.name, tn.s)
 	if err != nil {

@@ -40,19 +40,12 @@ func (t *turn) say(ctx context.Context, text string) error {
 	return t.update(ctx, acp.UpdateAgentMessageText(text))
 }
 
-// call makes one E2A call, sending its chunks as updates, and returns the
-// final frame's result; an e2a.error frame is returned as a *callError.
+// call makes one E2A call, sending its chunks as session updates, and
+// returns the final frame's result; an e2a.error frame is returned as a
+// *callError.
 func (t *turn) call(ctx context.Context, env *e2a.Envelope) (any, error) {
-	var final *e2a.Response
-	err := t.a.o.Caller.Call(ctx, env, e2a.SinkFunc(func(r *e2a.Response) error {
-		if r.IsFinal {
-			final = r
-			return nil
-		}
-		if r.Kind != e2a.KindChunk {
-			return nil
-		}
-		u, ok, err := updateOf(r.Body, t.tools)
+	return t.callEach(ctx, env, func(ctx context.Context, body map[string]any) error {
+		u, ok, err := updateOf(body, t.tools)
 		if err != nil {
 			// A malformed progress frame is the agent's defect; the
 			// turn goes on and the final frame still counts.
@@ -66,6 +59,21 @@ func (t *turn) call(ctx context.Context, env *e2a.Envelope) (any, error) {
 			t.sentText = true
 		}
 		return t.update(ctx, u)
+	})
+}
+
+// callEach is call with each chunk's body handed to chunk.
+func (t *turn) callEach(ctx context.Context, env *e2a.Envelope, chunk func(context.Context, map[string]any) error) (any, error) {
+	var final *e2a.Response
+	err := t.a.o.Caller.Call(ctx, env, e2a.SinkFunc(func(r *e2a.Response) error {
+		if r.IsFinal {
+			final = r
+			return nil
+		}
+		if r.Kind != e2a.KindChunk {
+			return nil
+		}
+		return chunk(ctx, r.Body)
 	}))
 	if err != nil {
 		return nil, err
@@ -79,12 +87,20 @@ func (t *turn) call(ctx context.Context, env *e2a.Envelope) (any, error) {
 	return resultOf(final.Body["result"]), nil
 }
 
-// resultOf is a final frame's result as JSON values: in process it may be
-// the service's own encoding (json.RawMessage), over HTTP it is decoded.
+// resultOf is a final frame's result as JSON values: in process it is the
+// service's own Go value (a struct, a json.RawMessage), over HTTP it was
+// decoded from JSON already.
 func resultOf(v any) any {
+	switch v.(type) {
+	case nil, map[string]any, []any, string, float64, bool:
+		return v
+	}
 	raw, ok := v.(json.RawMessage)
 	if !ok {
-		return v
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil
+		}
 	}
 	var out any
 	if json.Unmarshal(raw, &out) != nil {

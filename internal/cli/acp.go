@@ -20,14 +20,16 @@ func newACPCmd(io Stdio) *cobra.Command {
 	var onStdio bool
 	var cfgPath, data, url, target string
 	cmd := &cobra.Command{
-		Use:   "acp --stdio --agent NAME|cap:NS/ID[@VERSION] [--data DIR | --url http://HOST:PORT]",
+		Use:   "acp --stdio --agent NAME|cap:NS/ID[@VERSION]|flow:FILE [--data DIR | --url http://HOST:PORT]",
 		Short: "Serve an agent or capability to an editor that spawns sluice (Agent Client Protocol, stdio)",
 		Long: `Be an Agent Client Protocol agent on stdin and stdout for an editor (Zed, a
 JetBrains IDE, Neovim…) as the account of the key in SLUICE_API_KEY. Each prompt
 goes to --agent through sluice's policy (the account's grants, rate limits,
 audit): an agent NAME gets it through agent.invoke (its text streams back), a
-capability cap:NS/ID[@VERSION] runs with it as its inputs, and a decision the
-run waits for is asked in the editor as a permission request.
+capability cap:NS/ID[@VERSION] runs with it as its inputs (a decision the run
+waits for is asked in the editor as a permission request), and an agent
+workflow flow:FILE (the workflow document in FILE) runs with it as its input,
+each step shown as a tool call.
 
 Without --url sluice runs embedded on the data directory (which must not be in
 use by a server); with --url every call goes to that server's /api/v1/e2a.
@@ -40,7 +42,7 @@ how to configure an editor.`,
 				return fail(ExitInvalid, "say --stdio (an editor spawns sluice acp and talks on its stdin and stdout)")
 			}
 			if target == "" {
-				return fail(ExitInvalid, "--agent is required: the agent (NAME) or capability (cap:NS/ID) prompts go to")
+				return fail(ExitInvalid, "--agent is required: the agent (NAME), capability (cap:NS/ID) or agent workflow (flow:FILE) prompts go to")
 			}
 			tgt, err := acpagent.ParseTarget(target)
 			if err != nil {
@@ -81,7 +83,7 @@ how to configure an editor.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&onStdio, "stdio", false, "speak ACP on stdin/stdout")
-	fl.StringVar(&target, "agent", "", "where prompts go: an agent NAME, or cap:NS/ID[@VERSION] for a capability")
+	fl.StringVar(&target, "agent", "", "where prompts go: an agent NAME, cap:NS/ID[@VERSION] for a capability, flow:FILE for an agent workflow")
 	fl.StringVar(&cfgPath, "config", "", "YAML configuration file (embedded mode; logging in both)")
 	fl.StringVar(&data, "data", "", "data directory (embedded mode; default ./sluice-data)")
 	fl.StringVar(&url, "url", "", "relay every call to this server (http://HOST:PORT; its /api/v1/e2a)")

@@ -62,7 +62,8 @@ func TestACPStdioFlags(t *testing.T) {
 		{[]string{"acp", "--agent", "x"}, "--stdio"},
 		{[]string{"acp", "--stdio"}, "--agent is required"},
 		{[]string{"acp", "--stdio", "--agent", "cap:nons"}, "cap:NAMESPACE/ID"},
-		{[]string{"acp", "--stdio", "--agent", "flow:x"}, `"flow:" is not a kind`},
+		{[]string{"acp", "--stdio", "--agent", "flow:/no/such/file.json"}, "flow:/no/such/file.json"},
+		{[]string{"acp", "--stdio", "--agent", "wf:x"}, `"wf:" is not a kind`},
 		{[]string{"acp", "--stdio", "--agent", "bad name!"}, "--agent"},
 	} {
 		code, out, errOut := sluice(t, "", c.args...)
