@@ -62,8 +62,17 @@ type Options struct {
 type Agent struct {
 	o        Options
 	conn     *acp.AgentSideConnection
+	ready    chan struct{} // closed once conn is set
 	sessions *sessions
 	log      *slog.Logger
+}
+
+// editor is the connection to the editor. The SDK reads requests as soon as
+// the connection is made, before NewAgentSideConnection has returned it:
+// a handler waits for it here.
+func (a *Agent) editor() *acp.AgentSideConnection {
+	<-a.ready
+	return a.conn
 }
 
 // Serve speaks ACP on in and out until the editor closes in or ctx ends.
@@ -75,6 +84,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	a := newAgent(o)
 	a.conn = acp.NewAgentSideConnection(a, out, in)
 	a.conn.SetLogger(a.log)
+	close(a.ready)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
@@ -92,7 +102,7 @@ func newAgent(o Options) *Agent {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{o: o, sessions: newSessions(o.MaxSessions, o.IdleTimeout, time.Now), log: o.Logger}
+	return &Agent{o: o, ready: make(chan struct{}), sessions: newSessions(o.MaxSessions, o.IdleTimeout, time.Now), log: o.Logger}
 }
 
 // Initialize advertises what sluice does and nothing else: no session/load

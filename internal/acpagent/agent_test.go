@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -296,5 +297,85 @@ func TestSessionsBounded(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	if _, err := ss.take(b.id); err == nil {
 		t.Fatal("a session idle past the timeout was kept")
+	}
+}
+
+// wire is frame r as run.events stores it: its JSON, decoded.
+func wire(t *testing.T, r *e2a.Response) map[string]any {
+	t.Helper()
+	r.RequestID, r.ResponseID, r.ProtocolVersion = "req-1", e2a.NewUUID(), "1.0"
+	now := time.Now()
+	r.Timestamp = &now
+	b, err := e2a.AppendResponse(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// An agent workflow's run: a failed step is a failed tool call and the
+// turn's error names the step; a cancelled turn cancels the run.
+func TestFlowFailedAndCancelled(t *testing.T) {
+	flow := t.TempDir() + "/flow.json"
+	if err := os.WriteFile(flow, []byte(`{"workflow_id": "w", "name": "n", "version": "1.0.0", "start_step": "a",
+		"steps": {"a": {"id": "a", "agent_name": "echo", "next_step": null}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	block := make(chan struct{})
+	following := make(chan struct{}, 1)
+	var cancelled []string
+	var mu sync.Mutex
+	c := &fakeCaller{answer: func(ctx context.Context, env *e2a.Envelope) []*e2a.Response {
+		switch env.Method {
+		case "agent.workflow.run":
+			return []*e2a.Response{e2a.CompleteFrame(map[string]any{"run_id": "run-9", "status": "queued"})}
+		case "agent.workflow.cancel":
+			mu.Lock()
+			cancelled = append(cancelled, env.Params["id"].(string))
+			mu.Unlock()
+			return []*e2a.Response{e2a.CompleteFrame(map[string]any{"run_id": "run-9", "status": "cancelled"})}
+		}
+		if env.Params["run_id"] != "run-9" {
+			t.Errorf("run.events of %v", env.Params)
+		}
+		ev := func(kind string) *e2a.Response {
+			return chunk("custom", wire(t, e2a.ChunkFrame("custom", map[string]any{"type": "execution.event", "kind": kind, "operationId": "a"})))
+		}
+		select {
+		case <-block:
+			following <- struct{}{}
+			<-ctx.Done()
+			return nil
+		default:
+		}
+		return []*e2a.Response{ev("started"), ev("failed"),
+			chunk("custom", wire(t, e2a.CompleteFrame(map[string]any{"status": "failed", "failed_step": "a"}))),
+			e2a.CompleteFrame(map[string]any{"run_id": "run-9", "ended": true})}
+	}}
+	ed, sid := serveTo(t, "flow:"+flow, c)
+	_, err := ed.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{acp.TextBlock("q")}})
+	var re *acp.RequestError
+	if !errors.As(err, &re) || re.Code != -32010 || !strings.Contains(re.Message, "failed at step a") {
+		t.Fatalf("a failed run: %v", err)
+	}
+	if u := ed.Updates(); len(u) != 2 || u[0].ToolCall == nil || u[1].ToolCallUpdate == nil || *u[1].ToolCallUpdate.Status != acp.ToolCallStatusFailed {
+		t.Fatalf("updates: %+v", u)
+	}
+	close(block)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-following
+		_ = ed.conn.Cancel(ctx, acp.CancelNotification{SessionId: sid})
+	}()
+	r, err := ed.conn.Prompt(ctx, acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{acp.TextBlock("q")}})
+	cancel()
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil || r.StopReason != acp.StopReasonCancelled || len(cancelled) != 1 || cancelled[0] != "run-9" {
+		t.Fatalf("a cancelled turn: %+v %v, cancels %v", r, err, cancelled)
 	}
 }

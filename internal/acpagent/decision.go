@@ -102,7 +102,7 @@ func (t *turn) decide(ctx context.Context, d *Decision) (any, error) {
 		opts[i] = acp.PermissionOption{OptionId: acp.PermissionOptionId(o.ID), Name: o.Name, Kind: kind}
 	}
 	title := d.Title
-	resp, err := t.a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: acp.SessionId(t.s.id), Options: opts,
+	resp, err := t.a.editor().RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: acp.SessionId(t.s.id), Options: opts,
 		ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(d.ID), Title: &title}})
 	if err != nil {
 		if ctx.Err() != nil {

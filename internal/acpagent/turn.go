@@ -28,7 +28,7 @@ type turn struct {
 
 // update sends one session/update of the turn's session.
 func (t *turn) update(ctx context.Context, u acp.SessionUpdate) error {
-	return t.a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: acp.SessionId(t.s.id), Update: u})
+	return t.a.editor().SessionUpdate(ctx, acp.SessionNotification{SessionId: acp.SessionId(t.s.id), Update: u})
 }
 
 // say sends text as one agent_message_chunk.
