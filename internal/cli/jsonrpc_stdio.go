@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -14,6 +15,11 @@ import (
 // rpcDrainLimit bounds the wait for answers once a host's (or editor's)
 // input has ended.
 const rpcDrainLimit = 5 * time.Minute
+
+// rpcMaxMessage bounds one message read from stdin (a line): past it the
+// session ends rather than hold the line in memory. It is above what the
+// SDKs read (acp-go-sdk: 10 MiB) and what sluice reads of a server's frames.
+const rpcMaxMessage = 64 << 20
 
 // rpcStdio is stdin and stdout of `sluice mcp --stdio` and `sluice acp
 // --stdio`: one JSON-RPC message per line. When stdin ends it waits until
@@ -25,6 +31,7 @@ type rpcStdio struct {
 	in      *bufio.Reader
 	pending []byte
 	out     io.Writer
+	max     int // rpcMaxMessage, smaller in tests
 
 	mu      sync.Mutex
 	owed    map[string]bool // ids of requests read and not yet answered
@@ -32,12 +39,27 @@ type rpcStdio struct {
 }
 
 func newRPCStdio(ctx context.Context, in io.Reader, out io.Writer) *rpcStdio {
-	return &rpcStdio{ctx: ctx, in: bufio.NewReaderSize(in, 64<<10), out: out, owed: map[string]bool{}, changed: make(chan struct{})}
+	return &rpcStdio{ctx: ctx, in: bufio.NewReaderSize(in, 64<<10), out: out, max: rpcMaxMessage, owed: map[string]bool{}, changed: make(chan struct{})}
+}
+
+// readLine reads one line of at most s.max bytes.
+func (s *rpcStdio) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := s.in.ReadSlice('\n')
+		if len(line)+len(frag) > s.max {
+			return nil, fmt.Errorf("stdin: a message over %d bytes; the session ends", s.max)
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
 }
 
 func (s *rpcStdio) Read(p []byte) (int, error) {
 	if len(s.pending) == 0 {
-		line, err := s.in.ReadBytes('\n')
+		line, err := s.readLine()
 		if len(line) == 0 {
 			if errors.Is(err, io.EOF) {
 				s.waitAnswered()
