@@ -47,6 +47,12 @@ type editor struct {
 
 func serveTo(t *testing.T, target string, c Caller, o ...func(*Options)) (*editor, acp.SessionId) {
 	t.Helper()
+	return serveTee(t, target, c, nil, o...)
+}
+
+// serveTee is serveTo with what sluice writes copied to tee as well.
+func serveTee(t *testing.T, target string, c Caller, tee io.Writer, o ...func(*Options)) (*editor, acp.SessionId) {
+	t.Helper()
 	tgt, err := ParseTarget(target)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +65,11 @@ func serveTo(t *testing.T, target string, c Caller, o ...func(*Options)) (*edito
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = Serve(ctx, inR, outW, opts) }()
+	var out io.Writer = outW
+	if tee != nil {
+		out = io.MultiWriter(outW, tee)
+	}
+	go func() { defer close(done); _ = Serve(ctx, inR, out, opts) }()
 	t.Cleanup(func() { cancel(); inW.Close(); <-done })
 	ed := &editor{Editor: &acptest.Editor{}}
 	ed.conn = acp.NewClientSideConnection(ed.Editor, inW, outR)
