@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,13 +187,18 @@ func TestPromptCancel(t *testing.T) {
 }
 
 // A capability's question without options is handed back as text, and the
-// next prompt answers it.
+// next prompt answers it; an answer the run refuses leaves the question
+// asked.
 func TestCapabilityQuestionHandedBack(t *testing.T) {
+	var decides atomic.Int32
 	c := &fakeCaller{answer: func(_ context.Context, env *e2a.Envelope) []*e2a.Response {
 		if env.Method == "capability.run" {
 			return []*e2a.Response{e2a.CompleteFrame(map[string]any{"run_id": "run-1", "status": "waiting", "pending": map[string]any{
 				"task": "name", "type": "prompt", "prompt": "Which city?", "expected_output": map[string]any{
 					"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}})}
+		}
+		if decides.Add(1) == 1 {
+			return []*e2a.Response{e2a.ErrorFrame("invalid", "the answer to task \"name\": city is too short", nil)}
 		}
 		answer, _ := json.Marshal(env.Params["answer"])
 		return []*e2a.Response{e2a.CompleteFrame(map[string]any{"run_id": "run-1", "status": "success", "outputs": map[string]any{"text": "got " + string(answer)}})}
@@ -205,8 +211,13 @@ func TestCapabilityQuestionHandedBack(t *testing.T) {
 		}
 	}
 	p("weather")
+	_, err := ed.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{acp.TextBlock("L")}})
+	var re *acp.RequestError
+	if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(re.Message, "too short") {
+		t.Fatalf("a refused answer: %v", err)
+	}
 	p("Lisbon")
-	if c.calls[0].Params["inputs"].(map[string]any)["text"] != "weather" || c.calls[1].Method != "capability.decide" || c.calls[1].Params["id"] != "run-1" {
+	if c.calls[0].Params["inputs"].(map[string]any)["text"] != "weather" || c.calls[2].Method != "capability.decide" || c.calls[2].Params["id"] != "run-1" {
 		t.Fatalf("calls: %v %v", c.calls[0].Params, c.calls[1].Params)
 	}
 	last := ed.Updates()[len(ed.Updates())-1].AgentMessageChunk.Content.Text.Text
@@ -387,5 +398,37 @@ func TestFlowFailedAndCancelled(t *testing.T) {
 	defer mu.Unlock()
 	if err != nil || r.StopReason != acp.StopReasonCancelled || len(cancelled) != 1 || cancelled[0] != "run-9" {
 		t.Fatalf("a cancelled turn: %+v %v, cancels %v", r, err, cancelled)
+	}
+}
+
+// An answer chosen in the editor that the run refuses ends the turn with the
+// refusal and cancels the run, which nothing would answer again.
+func TestDecisionRefusedCancelsTheRun(t *testing.T) {
+	c := &fakeCaller{answer: func(_ context.Context, env *e2a.Envelope) []*e2a.Response {
+		switch env.Method {
+		case "capability.run":
+			return []*e2a.Response{e2a.CompleteFrame(map[string]any{"run_id": "run-2", "status": "waiting", "pending": map[string]any{
+				"task": "judge", "prompt": "Ship?", "expected_output": map[string]any{
+					"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}})}
+		case "capability.decide":
+			return []*e2a.Response{e2a.ErrorFrame("conflict", "run run-2 was answered already", nil)}
+		}
+		return []*e2a.Response{e2a.CompleteFrame(map[string]any{"run_id": "run-2", "status": "cancelled"})}
+	}}
+	ed, sid := serveTo(t, "cap:a/b", c)
+	ed.Choose("no")
+	_, err := ed.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{acp.TextBlock("{}")}})
+	var re *acp.RequestError
+	if !errors.As(err, &re) || re.Code != -32009 || !strings.Contains(re.Message, "answered already") {
+		t.Fatalf("%v", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var methods []string
+	for _, e := range c.calls {
+		methods = append(methods, e.Method)
+	}
+	if got := strings.Join(methods, " "); got != "capability.run capability.decide capability.cancel" || c.calls[1].Params["answer"].(map[string]any)["ok"] != false {
+		t.Fatalf("calls: %s %v", got, c.calls[1].Params)
 	}
 }

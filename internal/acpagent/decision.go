@@ -133,6 +133,9 @@ func (t *turn) cancelRun(ctx context.Context, runID string) {
 // cancelWith cancels run runID with method, whatever ended the turn (the
 // turn's context may be done already).
 func (t *turn) cancelWith(ctx context.Context, method, runID string) {
+	if runID == "" {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if _, err := t.call(ctx, call(method, map[string]any{"id": runID}, t.s)); err != nil {

@@ -98,12 +98,17 @@ func (t Target) run(ctx context.Context, tn *turn, in *promptIn) error {
 // back as one agent message.
 func (t Target) runCapability(ctx context.Context, tn *turn, in *promptIn) error {
 	var env *e2a.Envelope
+	// What a refused answer leaves: a question handed back is asked again
+	// (the next prompt may answer it better), a run answered through a
+	// permission request is cancelled (nothing would answer it again).
+	var askAgain *handedBack
+	var waiting string
 	if hb := tn.s.pending; hb != nil {
 		answer, err := hb.answerOf(in.text)
 		if err != nil {
 			return err
 		}
-		tn.s.pending = nil
+		tn.s.pending, askAgain = nil, hb
 		env = call("capability.decide", map[string]any{"id": hb.runID, "answer": answer}, tn.s)
 	} else {
 		params := map[string]any{"id": t.name, "inputs": capInputs(in.text), "session_id": tn.s.id}
@@ -115,8 +120,15 @@ func (t Target) runCapability(ctx context.Context, tn *turn, in *promptIn) error
 	for range maxDecisions {
 		out, err := tn.call(ctx, env)
 		if err != nil {
+			if askAgain != nil {
+				tn.s.pending = askAgain
+			}
+			if waiting != "" {
+				tn.cancelRun(ctx, waiting)
+			}
 			return err
 		}
+		askAgain, waiting = nil, ""
 		// What capability.run and capability.decide answer, in the public
 		// client's type.
 		var r client.CapabilityRun
@@ -135,7 +147,7 @@ func (t Target) runCapability(ctx context.Context, tn *turn, in *promptIn) error
 				tn.cancelRun(ctx, r.RunID)
 				return err
 			}
-			env = call("capability.decide", map[string]any{"id": r.RunID, "answer": answer}, tn.s)
+			env, waiting = call("capability.decide", map[string]any{"id": r.RunID, "answer": answer}, tn.s), r.RunID
 		case r.Status == "success" || r.Status == "partial":
 			return tn.say(ctx, outputText(r.Outputs))
 		default:
@@ -148,6 +160,7 @@ func (t Target) runCapability(ctx context.Context, tn *turn, in *promptIn) error
 			return &callError{code: fault.Upstream.String(), message: fmt.Sprintf("capability %s: %s", t.name, msg)}
 		}
 	}
+	tn.cancelRun(ctx, waiting)
 	return fault.New(fault.Conflict, "capability %s asked more than %d questions in one turn", t.name, maxDecisions)
 }
 
