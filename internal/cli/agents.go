@@ -1,15 +1,10 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -346,24 +341,9 @@ func agentsInvoke(ctx context.Context, io Stdio, name string, f invokeFlags) err
 	if f.taskID != "" {
 		env.Params["task_id"] = f.taskID
 	}
-	body, err := e2a.AppendEnvelope(nil, env)
+	resp, err := postE2A(ctx, &http.Client{Timeout: 10 * time.Minute}, base, key, env)
 	if err != nil {
-		return fail(ExitInvalid, "the envelope cannot be encoded: %v", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/e2a", bytes.NewReader(body))
-	if err != nil {
-		return fail(ExitInvalid, "--url: %v", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/x-ndjson")
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := (&http.Client{Timeout: 10 * time.Minute}).Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fail(ExitFailed, "cannot reach %s: %v", base, err)
+		return fail(ExitFailed, "%v", err)
 	}
 	defer resp.Body.Close()
 	final, raw, err := finalFrame(resp.Body)
@@ -389,34 +369,6 @@ func agentsInvoke(ctx context.Context, io Stdio, name string, f invokeFlags) err
 		return fail(ExitFailed, "agent %s: %s", name, msg)
 	}
 	return writeJSON(io.Out, final.Body["result"])
-}
-
-// finalFrame reads NDJSON response frames and returns the final one (nil
-// when the body held none: the raw body is returned for a message).
-func finalFrame(r io.Reader) (*e2a.Response, []byte, error) {
-	sc := bufio.NewScanner(io.LimitReader(r, 64<<20))
-	sc.Buffer(make([]byte, 0, 64<<10), e2a.DefaultMaxResponseBytes)
-	var raw []byte
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if raw == nil {
-			raw = append([]byte(nil), line...)
-		}
-		f, err := e2a.DecodeResponse(line, e2a.Limits{})
-		if err != nil {
-			return nil, raw, nil // not frames: an error body of a proxy or an older server
-		}
-		if f.IsFinal {
-			return f, raw, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, raw, fmt.Errorf("reading the answer: %v", err)
-	}
-	return nil, raw, nil
 }
 
 // accountTarget is the server URL and account key of --url/--key or

@@ -38,7 +38,7 @@ Only MCP messages go to stdout; logs go to stderr.`,
 			if key == "" {
 				return fail(ExitInvalid, "no API key: set SLUICE_API_KEY")
 			}
-			std := newMCPStdio(cmd.Context(), io.In, io.Out)
+			std := newRPCStdio(cmd.Context(), io.In, io.Out)
 			t := &mcp.IOTransport{Reader: std, Writer: std}
 			if url != "" {
 				return relayMCP(cmd.Context(), t, url, key)
@@ -60,19 +60,13 @@ func embeddedMCP(ctx context.Context, io Stdio, t mcp.Transport, cfgPath, data, 
 	if err != nil {
 		return fail(ExitInvalid, "%v", err)
 	}
-	if data != "" {
-		cfg.DataDir = data
-	}
-	app, err := gateway.Open(ctx, cfg, gateway.Options{Logger: newLogger(io, cfg), MCP: gateway.MCPConfig{ServerVersion: version()}})
+	app, err := openEmbedded(ctx, io, cfg, data, gateway.Options{MCP: gateway.MCPConfig{ServerVersion: version()}})
 	if err != nil {
-		return startupFailure(err)
+		return err
 	}
 	defer app.Close()
 	if err := app.Server.ServeMCP(ctx, t, key); err != nil {
-		if fault.KindOf(err) == fault.Unauthenticated {
-			return fail(ExitInvalid, "SLUICE_API_KEY: %s", fault.From(err).Message)
-		}
-		return fail(ExitFailed, "%v", err)
+		return keyFailure(err)
 	}
 	return nil
 }

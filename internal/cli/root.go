@@ -87,6 +87,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newBenchCmd(io),
 		newSessionCmd(io),
 		newMCPCmd(io),
+		newACPCmd(io),
 		newE2ACmd(io),
 		newCapCmd(io),
 		newSearchCmd(io),

@@ -20,6 +20,11 @@ type Row struct {
 	// Retryable is the session error's retryable flag: trying again later
 	// may succeed.
 	Retryable bool
+	// ACP is the JSON-RPC error code on the Agent Client Protocol wire
+	// (`sluice acp`): JSON-RPC's own, except where ACP names a code of its
+	// own (-32000 auth_required, -32002 resource_not_found), which editors
+	// act on (an editor offers to sign in again on -32000).
+	ACP int
 }
 
 // The E2A codes that are not a Kind: a workflow that did not validate is
@@ -36,29 +41,29 @@ const (
 
 // kindTable is the rows of the kinds.
 var kindTable = map[Kind]Row{
-	Internal:         {"internal", ExecutionError, http.StatusInternalServerError, -32603, "runtime_error", "tool_error", false},
-	Invalid:          {"invalid", ValidationError, http.StatusBadRequest, -32602, "schema_violation", "tool_error", false},
-	Unauthenticated:  {"unauthenticated", PermissionError, http.StatusUnauthorized, -32001, "unauthorized", "tool_denied", false},
-	PermissionDenied: {"permission_denied", PermissionError, http.StatusForbidden, -32003, "tool_denied", "tool_denied", false},
-	NotFound:         {"not_found", ExecutionError, http.StatusNotFound, -32004, "unknown_tool", "tool_error", false},
-	Conflict:         {"conflict", ExecutionError, http.StatusConflict, -32009, "runtime_error", "tool_error", false},
-	RateLimited:      {"rate_limited", ExecutionError, http.StatusTooManyRequests, -32029, "rate_limited", "tool_error", true},
-	Timeout:          {"timeout", TimeoutError, http.StatusGatewayTimeout, -32008, "timeout", "timeout", false},
-	Unavailable:      {"unavailable", ExecutionError, http.StatusServiceUnavailable, -32013, "runtime_error", "tool_error", true},
-	Upstream:         {"upstream", ExecutionError, http.StatusBadGateway, -32010, "tool_error", "tool_error", false},
-	TooLarge:         {"too_large", ValidationError, http.StatusRequestEntityTooLarge, -32602, "schema_violation", "tool_error", false},
+	Internal:         {"internal", ExecutionError, http.StatusInternalServerError, -32603, "runtime_error", "tool_error", false, -32603},
+	Invalid:          {"invalid", ValidationError, http.StatusBadRequest, -32602, "schema_violation", "tool_error", false, -32602},
+	Unauthenticated:  {"unauthenticated", PermissionError, http.StatusUnauthorized, -32001, "unauthorized", "tool_denied", false, -32000},
+	PermissionDenied: {"permission_denied", PermissionError, http.StatusForbidden, -32003, "tool_denied", "tool_denied", false, -32003},
+	NotFound:         {"not_found", ExecutionError, http.StatusNotFound, -32004, "unknown_tool", "tool_error", false, -32002},
+	Conflict:         {"conflict", ExecutionError, http.StatusConflict, -32009, "runtime_error", "tool_error", false, -32009},
+	RateLimited:      {"rate_limited", ExecutionError, http.StatusTooManyRequests, -32029, "rate_limited", "tool_error", true, -32029},
+	Timeout:          {"timeout", TimeoutError, http.StatusGatewayTimeout, -32008, "timeout", "timeout", false, -32008},
+	Unavailable:      {"unavailable", ExecutionError, http.StatusServiceUnavailable, -32013, "runtime_error", "tool_error", true, -32013},
+	Upstream:         {"upstream", ExecutionError, http.StatusBadGateway, -32010, "tool_error", "tool_error", false, -32010},
+	TooLarge:         {"too_large", ValidationError, http.StatusRequestEntityTooLarge, -32602, "schema_violation", "tool_error", false, -32602},
 	// 499 is nginx's "client closed request": the caller is gone and never
 	// reads it; -32800 is LSP's RequestCancelled. The session protocol's
 	// closed list of codes has none for a cancellation: runtime_error.
-	Cancelled: {"cancelled", ExecutionError, 499, -32800, "runtime_error", "tool_error", false},
+	Cancelled: {"cancelled", ExecutionError, 499, -32800, "runtime_error", "tool_error", false, -32800},
 }
 
 // workflowRows are the codes of a workflow that did not validate. A session
 // has no code of its own for them: the tool's call failed (tool_error), or
 // was refused (tool_denied).
 var workflowRows = []Row{
-	{CodeInvalidWorkflow, ValidationError, http.StatusBadRequest, -32602, "tool_error", CodeInvalidWorkflow, false},
-	{CodeForbiddenWorkflow, PermissionError, http.StatusForbidden, -32003, "tool_denied", "tool_denied", false},
+	{CodeInvalidWorkflow, ValidationError, http.StatusBadRequest, -32602, "tool_error", CodeInvalidWorkflow, false, -32602},
+	{CodeForbiddenWorkflow, PermissionError, http.StatusForbidden, -32003, "tool_denied", "tool_denied", false, -32003},
 }
 
 // Rows is every row of the table (for tests and documentation).

@@ -24,8 +24,12 @@ func TestEveryRowRendersOnEveryWire(t *testing.T) {
 		if got := fault.RowOf(r.Code); got != r {
 			t.Errorf("RowOf(%q) = %+v, not its row", r.Code, got)
 		}
-		if r.HTTPStatus < 400 || r.JSONRPC >= 0 || r.SpecType == "" {
-			t.Errorf("%s: HTTP %d, JSON-RPC %d, type %q", r.Code, r.HTTPStatus, r.JSONRPC, r.SpecType)
+		if r.HTTPStatus < 400 || r.JSONRPC >= 0 || r.ACP >= 0 || r.SpecType == "" {
+			t.Errorf("%s: HTTP %d, JSON-RPC %d, ACP %d, type %q", r.Code, r.HTTPStatus, r.JSONRPC, r.ACP, r.SpecType)
+		}
+		// ACP differs from JSON-RPC only where ACP names a code of its own.
+		if r.ACP != r.JSONRPC && r.ACP != -32000 && r.ACP != -32002 {
+			t.Errorf("%s: ACP %d differs from JSON-RPC %d without an ACP code", r.Code, r.ACP, r.JSONRPC)
 		}
 		if !sessionCodes[r.SessionCode] {
 			t.Errorf("%s: session code %q is not one of the session protocol's", r.Code, r.SessionCode)

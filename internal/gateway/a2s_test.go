@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -25,38 +26,15 @@ func withChecksum(t *testing.T, src string) string {
 	return "checksum: \"" + sum + "\"\n" + src
 }
 
-const approveCap = `a2s: 1.0.0
-id: Approve
-version: 1.2.0
-type: atomic
-description: asks the agent, then records the verdict
-audit: {status: unaudited}
-permissions: {level: basic}
-inputs:
-  amount: {type: number}
-outputs:
-  verdict: {type: string, lifecycle: persistent}
-tasks:
-  - id: judge
-    type: prompt
-    inputs:
-      amount: {mapping: inputs.amount}
-    outputs:
-      verdict: {type: string, lifecycle: task}
-    prompt:
-      template: "Approve a refund of {amount} EUR?"
-      format:
-        verdict: {type: string, enum: ["yes", "no"]}
-  - id: record
-    type: agent_decision
-    inputs:
-      verdict: {mapping: judge.outputs.verdict}
-    outputs:
-      verdict: {type: string, lifecycle: persistent}
-    definition:
-      logic: |
-        verdict = verdict == "yes" ? "approved" : "refused"
-`
+// approveCap asks for a verdict (a prompt task with an enum), then records
+// it; `sluice acp`'s permission round trip runs it too (cmd/sluice).
+var approveCap = func() string {
+	b, err := os.ReadFile("../../testdata/a2s/approve.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func TestA2SRegistryAndRuns(t *testing.T) {
 	dir := t.TempDir()

@@ -227,7 +227,7 @@ var methodTable = []methodSpec{
 		handle: (*Server).capabilityCancel},
 
 	{name: e2a.MethodAgentInvoke, access: accessAccount, servedIf: withAgents,
-		params: params(reqStr("agent"), anyValue("input"), str("task_id")),
+		params: params(reqStr("agent"), anyValue("input"), str("task_id"), boolean("streaming")),
 		handle: (*Server).agentInvoke},
 	{name: MethodAdminAgentsRegister, access: accessAdmin, servedIf: withAgents,
 		rest: []restRoute{created("/api/v1/admin/agents")}, rawParams: true,

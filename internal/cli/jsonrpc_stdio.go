@@ -6,37 +6,60 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
 )
 
-// mcpDrainLimit bounds the wait for answers once a host's input has ended.
-const mcpDrainLimit = 5 * time.Minute
+// rpcDrainLimit bounds the wait for answers once a host's (or editor's)
+// input has ended.
+const rpcDrainLimit = 5 * time.Minute
 
-// mcpStdio is stdin and stdout of `sluice mcp --stdio`: one JSON-RPC message
-// per line. When stdin ends it waits until every request it read has its
-// answer written (or ctx ends, or mcpDrainLimit passes) before the session
-// sees the end: a host that writes its requests and closes its end reads
-// every answer.
-type mcpStdio struct {
+// rpcMaxMessage bounds one message read from stdin (a line): past it the
+// session ends rather than hold the line in memory. It is above what the
+// SDKs read (acp-go-sdk: 10 MiB) and what sluice reads of a server's frames.
+const rpcMaxMessage = 64 << 20
+
+// rpcStdio is stdin and stdout of `sluice mcp --stdio` and `sluice acp
+// --stdio`: one JSON-RPC message per line. When stdin ends it waits until
+// every request it read has its answer written (or ctx ends, or
+// rpcDrainLimit passes) before the session sees the end: a host that writes
+// its requests and closes its end reads every answer.
+type rpcStdio struct {
 	ctx     context.Context
 	in      *bufio.Reader
 	pending []byte
 	out     io.Writer
+	max     int // rpcMaxMessage, smaller in tests
 
 	mu      sync.Mutex
 	owed    map[string]bool // ids of requests read and not yet answered
 	changed chan struct{}   // closed and replaced at each answer
 }
 
-func newMCPStdio(ctx context.Context, in io.Reader, out io.Writer) *mcpStdio {
-	return &mcpStdio{ctx: ctx, in: bufio.NewReaderSize(in, 64<<10), out: out, owed: map[string]bool{}, changed: make(chan struct{})}
+func newRPCStdio(ctx context.Context, in io.Reader, out io.Writer) *rpcStdio {
+	return &rpcStdio{ctx: ctx, in: bufio.NewReaderSize(in, 64<<10), out: out, max: rpcMaxMessage, owed: map[string]bool{}, changed: make(chan struct{})}
 }
 
-func (s *mcpStdio) Read(p []byte) (int, error) {
+// readLine reads one line of at most s.max bytes.
+func (s *rpcStdio) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := s.in.ReadSlice('\n')
+		if len(line)+len(frag) > s.max {
+			return nil, fmt.Errorf("stdin: a message over %d bytes; the session ends", s.max)
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+func (s *rpcStdio) Read(p []byte) (int, error) {
 	if len(s.pending) == 0 {
-		line, err := s.in.ReadBytes('\n')
+		line, err := s.readLine()
 		if len(line) == 0 {
 			if errors.Is(err, io.EOF) {
 				s.waitAnswered()
@@ -51,7 +74,7 @@ func (s *mcpStdio) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (s *mcpStdio) Write(p []byte) (int, error) {
+func (s *rpcStdio) Write(p []byte) (int, error) {
 	for _, line := range bytes.Split(p, []byte("\n")) {
 		s.note(line, false)
 	}
@@ -59,11 +82,11 @@ func (s *mcpStdio) Write(p []byte) (int, error) {
 }
 
 // Close leaves stdin and stdout to the process.
-func (s *mcpStdio) Close() error { return nil }
+func (s *rpcStdio) Close() error { return nil }
 
 // note keeps count of what is owed: a request read (an id and a method) is
 // owed its answer, a response written (an id, no method) pays it.
-func (s *mcpStdio) note(line []byte, read bool) {
+func (s *rpcStdio) note(line []byte, read bool) {
 	// A host's message may hold its keys in any order, and is small; what
 	// sluice writes is the go-sdk's, id first, and may be large.
 	head := jsonrpcHead
@@ -140,8 +163,8 @@ func wholeHead(line []byte) (id, method string) {
 	return string(whole.ID), whole.Method
 }
 
-func (s *mcpStdio) waitAnswered() {
-	limit := time.NewTimer(mcpDrainLimit)
+func (s *rpcStdio) waitAnswered() {
+	limit := time.NewTimer(rpcDrainLimit)
 	defer limit.Stop()
 	for {
 		s.mu.Lock()
