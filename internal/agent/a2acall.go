@@ -15,6 +15,8 @@ import (
 
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
 // An agent registered with protocol a2a is called with a2a-go's client: one
@@ -54,11 +56,22 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	}
 	msg := &a2a.Message{ID: c.taskID, Role: a2a.MessageRoleUser, Parts: a2a.ContentParts{a2a.NewDataPart(input)},
 		Metadata: map[string]any{"correlation_id": c.corr}}
+	if cont, ok := op.AgentContinuationFrom(ctx); ok {
+		// The answer to a remote task's question: the next message of that
+		// task, in its context. An answer that is only text goes as text,
+		// which is what an agent that asked in words reads.
+		msg.TaskID, msg.ContextID = a2a.TaskID(cont.TaskID), cont.ContextID
+		if m, ok := input.(map[string]any); ok && len(m) == 1 {
+			if txt, ok := m["text"].(string); ok {
+				msg.Parts = a2a.ContentParts{a2a.NewTextPart(txt)}
+			}
+		}
+	}
 	req := &a2a.SendMessageRequest{Message: msg}
 	inv.o.Logger.Debug("calling A2A agent", "agent", c.name, "taskId", c.taskID, "attempt", n)
 
 	var task *a2a.Task
-	final, err := inv.a2aSend(actx, client, card, req, &task)
+	final, err := inv.a2aSend(actx, client, card, req, &task, newUpdater(ctx, c.scrub))
 	if err != nil {
 		if task != nil && ctx.Err() != nil {
 			// The caller gave up: the remote task is cancelled too.
@@ -78,7 +91,10 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 // waited for (a caller who gives up cancels it: *task); the task is then
 // followed on its stream when the agent streams, else read until it
 // settles.
-func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card *a2a.AgentCard, req *a2a.SendMessageRequest, task **a2a.Task) (a2a.SendMessageResult, error) {
+//
+// Updates on the way (status changes and messages, artifact updates) go to
+// u, which a caller asked for with WithUpdates (nil: nobody listens).
+func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card *a2a.AgentCard, req *a2a.SendMessageRequest, task **a2a.Task, u *updater) (a2a.SendMessageResult, error) {
 	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
 	res, err := client.SendMessage(ctx, req)
 	if err != nil {
@@ -89,6 +105,7 @@ func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card 
 		return res, nil
 	}
 	*task = t
+	u.status(t, t.Status)
 	if settled(t.Status.State) {
 		return t, nil
 	}
@@ -105,10 +122,13 @@ func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card 
 				return e, nil
 			case *a2a.Task:
 				t = e
+				u.status(t, t.Status)
 			case *a2a.TaskStatusUpdateEvent:
 				t.Status = e.Status
+				u.status(t, t.Status)
 			case *a2a.TaskArtifactUpdateEvent:
 				t.Artifacts = mergeArtifact(t.Artifacts, e)
+				u.artifact(e)
 			}
 			*task = t
 			if settled(t.Status.State) {
@@ -116,12 +136,12 @@ func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card 
 			}
 		}
 	}
-	return a2aPoll(ctx, client, t)
+	return a2aPoll(ctx, client, t, u)
 }
 
 // a2aPoll reads a task that is not settled until it is (or ctx ends),
 // waiting 10 ms, then twice as long each time, up to half a second.
-func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task) (a2a.SendMessageResult, error) {
+func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task, u *updater) (a2a.SendMessageResult, error) {
 	wait := 10 * time.Millisecond
 	for !settled(t.Status.State) {
 		timer := time.NewTimer(wait)
@@ -137,6 +157,7 @@ func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task) (a2a.Se
 			return nil, err
 		}
 		t = got
+		u.status(t, t.Status)
 	}
 	return t, nil
 }
@@ -186,10 +207,7 @@ func (inv *Invoker) a2aOutcome(c *call, final a2a.SendMessageResult) (json.RawMe
 				parts = r.Status.Message.Parts
 			}
 		case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
-			return nil, &result{err: upstream(c.name, "asks for %s before it goes on: %s", askedFor(r.Status.State),
-				clip(c.scrub.ScrubText(taskStatusMessage(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)).
-				WithSuggestions("sluice does not yet answer an A2A agent's question within a task; call an agent that completes on its input"),
-				agentAnswered: true}
+			return nil, &result{err: inputRequired(c, r), agentAnswered: true}
 		default:
 			return nil, &result{err: upstream(c.name, "ended its task %s: %s", stateWord(r.Status.State),
 				clip(c.scrub.ScrubText(taskStatusMessage(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)),
@@ -241,6 +259,28 @@ func outputOf(parts a2a.ContentParts) (json.RawMessage, error) {
 		out["files"] = files
 	}
 	return json.Marshal(out)
+}
+
+// inputRequired is the failure of a call whose remote task waits for its
+// caller: the question (the task's status message, scrubbed and bounded)
+// and the remote task's ids travel in the detail op.DetailInputRequired,
+// which a durable caller turns into a pending decision and a synchronous
+// one into an answer that says how to go on.
+func inputRequired(c *call, r *a2a.Task) *fault.Error {
+	p := &op.AgentPending{Agent: c.name, State: string(r.Status.State), TaskID: string(r.ID), ContextID: r.ContextID}
+	if r.Status.Message != nil && len(r.Status.Message.Parts) > 0 {
+		if q, err := outputOf(r.Status.Message.Parts); err == nil && len(q) <= agenthttp.MaxErrorMessageBytes*8 {
+			var v any
+			if json.Unmarshal(c.scrub.ScrubJSON(q), &v) == nil {
+				p.Question = v
+			}
+		}
+	}
+	return upstream(c.name, "asks for %s before it goes on: %s", askedFor(r.Status.State), clip(c.scrub.ScrubText(taskStatusMessage(r)))).
+		WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)).
+		WithDetail(op.DetailInputRequired, p.Map()).
+		WithSuggestions("Answer it as the next message of the same remote task: call the agent again with the answer as input " +
+			"and remote_task_id " + quote(string(r.ID)) + " (agent.invoke), or answer the run that waits (a workflow step)")
 }
 
 func askedFor(s a2a.TaskState) string {

@@ -144,3 +144,27 @@ func FuzzParseRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeUpdateMessage(f *testing.F) {
+	f.Add([]byte(`{"run_id":"r","task_id":"t","seq":1,"delta_kind":"text","delta":"hello"}`))
+	f.Add([]byte(`{"run_id":"r","task_id":"t","seq":2,"delta_kind":"custom","delta":{"type":"status","state":"TASK_STATE_WORKING"}}`))
+	f.Add([]byte(`{"run_id":"r","task_id":"t","seq":0,"delta_kind":"text","delta":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := agenthttp.DecodeUpdateMessage(data, agenthttp.Limits{MaxDepth: 16})
+		if err != nil {
+			checkErr(t, data, err)
+			return
+		}
+		if !agenthttp.IsUpdateMessage(data) {
+			t.Fatalf("a decoded update is not told from a result: %q", data)
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("a decoded update does not encode: %v", err)
+		}
+		again, err := agenthttp.DecodeUpdateMessage(b, agenthttp.Limits{})
+		if err != nil || again.Seq != m.Seq || again.DeltaKind != m.DeltaKind || string(again.Delta) != string(m.Delta) {
+			t.Fatalf("round trip: %v %+v %+v", err, m, again)
+		}
+	})
+}
