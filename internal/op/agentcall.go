@@ -2,6 +2,7 @@ package op
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -118,4 +119,82 @@ func (p *AgentPending) Map() map[string]any {
 		m["question"] = p.Question
 	}
 	return m
+}
+
+// PrepareAgentStep is what a durable agent step (InvokeAgent, an agent
+// workflow's step) does before it calls its agent: the agent's updates go
+// to rc.Progress; and when the step waits for the run's caller (its saved
+// state is the remote task's question, AgentStepWaits), the run's answer
+// becomes the next message of that remote task, sent under a message id of
+// its own derived from the question and the answer (the same again after a
+// restart). A step resumed with no answer (its run restarted while the
+// call was under way) asks its question again: *Suspend.
+func PrepareAgentStep(ctx context.Context, rc *RunContext, input json.RawMessage, taskID string) (context.Context, json.RawMessage, string, error) {
+	if rc.Progress != nil {
+		progress := rc.Progress
+		ctx = WithAgentUpdates(ctx, func(u AgentUpdate) { progress(u.Kind, u.Delta) })
+	}
+	if len(rc.State) == 0 {
+		return ctx, input, taskID, nil
+	}
+	var p AgentPending
+	if err := json.Unmarshal(rc.State, &p); err != nil || p.TaskID == "" {
+		return nil, nil, "", fault.New(fault.Internal, "the saved state of agent step %q is not a waiting remote task", rc.OperationID).
+			WithOp(rc.OperationID)
+	}
+	if len(rc.Answer) == 0 {
+		return nil, nil, "", agentSuspend(&p)
+	}
+	ctx = WithAgentContinuation(ctx, AgentContinuation{TaskID: p.TaskID, ContextID: p.ContextID})
+	in := answerInput(rc.Answer)
+	return ctx, in, DerivedTaskID(rc.Account, rc.ExecutionID, rc.OperationID, append(append([]byte{}, rc.State...), in...)), nil
+}
+
+// AgentStepWaits turns an agent call that ended because its remote task
+// waits for input into the step's pending decision: the remote task is
+// saved (rc.Save, durably, so that an answer after a restart continues it)
+// and the step suspends with the agent's question as its request. ok false:
+// err is some other failure, for the step to report.
+func AgentStepWaits(rc *RunContext, err error) (error, bool) {
+	p, ok := AgentPendingOf(err)
+	if !ok {
+		return nil, false
+	}
+	state, merr := json.Marshal(p)
+	if merr != nil {
+		return fault.New(fault.Internal, "the question of agent %q does not encode", p.Agent).WithOp(rc.OperationID), true
+	}
+	if serr := rc.Save(state); serr != nil {
+		return serr, true
+	}
+	return agentSuspend(p), true
+}
+
+func agentSuspend(p *AgentPending) *Suspend {
+	what := "input"
+	if p.State == "TASK_STATE_AUTH_REQUIRED" {
+		what = "authorization"
+	}
+	req := p.Map()
+	req["type"] = "agent_input"
+	return &Suspend{Reason: "agent " + p.Agent + " asks for " + what, Request: req}
+}
+
+// answerInput is the input that carries a run's answer to a remote task:
+// an object as it is, a string as {"text": ...} (sent as a text part), any
+// other value as {"answer": value}.
+func answerInput(answer json.RawMessage) json.RawMessage {
+	var v any
+	if json.Unmarshal(answer, &v) != nil {
+		return json.RawMessage("{}")
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return answer
+	case string:
+		b, _ := json.Marshal(map[string]any{"text": x})
+		return b
+	}
+	b, _ := json.Marshal(map[string]any{"answer": v})
+	return b
 }
