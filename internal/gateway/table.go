@@ -226,8 +226,9 @@ var methodTable = []methodSpec{
 		rest: []restRoute{post("/api/v1/a2s/runs/{id}/cancel")}, params: params(reqStr("id")),
 		handle: (*Server).capabilityCancel},
 
-	{name: e2a.MethodAgentInvoke, access: accessAccount, servedIf: withAgents,
-		params: params(reqStr("agent"), anyValue("input"), str("task_id")),
+	{name: e2a.MethodAgentInvoke, access: accessAccount, servedIf: withAgents, streams: true,
+		params: params(reqStr("agent"), anyValue("input"), str("task_id"), boolean("streaming"),
+			str("remote_task_id"), str("context_id")),
 		handle: (*Server).agentInvoke},
 	{name: MethodAdminAgentsRegister, access: accessAdmin, servedIf: withAgents,
 		rest: []restRoute{created("/api/v1/admin/agents")}, rawParams: true,
