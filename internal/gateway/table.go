@@ -42,6 +42,7 @@ const (
 	MethodRunList   = "run.list"
 	MethodRunGet    = "run.get"
 	MethodRunCancel = "run.cancel"
+	MethodRunAnswer = "run.answer"
 	MethodRunEvents = "run.events"
 
 	MethodCapabilityGet    = "capability.get"
@@ -195,6 +196,11 @@ var methodTable = []methodSpec{
 	{name: MethodRunCancel, access: accessAccount,
 		rest: []restRoute{post("/api/v1/runs/{id}/cancel")}, params: runIDParams,
 		handle: (*Server).runCancel},
+	{name: MethodRunAnswer, access: accessAccount,
+		rest: []restRoute{post("/api/v1/runs/{id}/answer")},
+		params: append(runIDParams[:len(runIDParams):len(runIDParams)],
+			param{name: "answer", kind: pAny, required: true, need: "the answer the run waits for"}),
+		handle: (*Server).runAnswer},
 	{name: MethodRunEvents, access: accessAccount, streams: true,
 		rest:   []restRoute{{verb: http.MethodGet, pattern: "/api/v1/runs/{id}/events", sse: true}},
 		params: append(runIDParams[:len(runIDParams):len(runIDParams)], integer("after", 0, 0, 1<<30)),
