@@ -71,7 +71,7 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	inv.o.Logger.Debug("calling A2A agent", "agent", c.name, "taskId", c.taskID, "attempt", n)
 
 	var task *a2a.Task
-	final, err := inv.a2aSend(actx, client, card, req, &task, newUpdater(ctx, c.scrub))
+	final, err := inv.a2aSend(actx, client, card, req, &task, newUpdater(ctx, c.scrub), msg.TaskID != "")
 	if err != nil {
 		if task != nil && ctx.Err() != nil {
 			// The caller gave up: the remote task is cancelled too.
@@ -94,7 +94,11 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 //
 // Updates on the way (status changes and messages, artifact updates) go to
 // u, which a caller asked for with WithUpdates (nil: nobody listens).
-func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card *a2a.AgentCard, req *a2a.SendMessageRequest, task **a2a.Task, u *updater) (a2a.SendMessageResult, error) {
+//
+// A message that continues a task which waited (cont) is answered at once
+// with the task as it was, still asking: that question is stale, and the
+// task is followed until it has moved on from it.
+func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card *a2a.AgentCard, req *a2a.SendMessageRequest, task **a2a.Task, u *updater, cont bool) (a2a.SendMessageResult, error) {
 	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
 	res, err := client.SendMessage(ctx, req)
 	if err != nil {
@@ -105,8 +109,23 @@ func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card 
 		return res, nil
 	}
 	*task = t
+	var stale *a2a.TaskStatus
+	if cont && waits(t.Status.State) {
+		s := t.Status
+		stale = &s
+	}
+	settled := func(s a2a.TaskStatus) bool {
+		switch {
+		case stale == nil:
+			return settled(s.State)
+		case !waits(s.State) || !sameStatus(s, *stale):
+			stale = nil // it moved on: from now on its state is news
+			return settled(s.State)
+		}
+		return false
+	}
 	u.status(t, t.Status)
-	if settled(t.Status.State) {
+	if settled(t.Status) {
 		return t, nil
 	}
 	if card.Capabilities.Streaming {
@@ -131,19 +150,36 @@ func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card 
 				u.artifact(e)
 			}
 			*task = t
-			if settled(t.Status.State) {
+			if settled(t.Status) {
 				return t, nil
 			}
 		}
 	}
-	return a2aPoll(ctx, client, t, u)
+	return a2aPoll(ctx, client, t, u, settled)
+}
+
+// waits: a task in state s waits for its caller.
+func waits(s a2a.TaskState) bool {
+	return s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
+}
+
+// sameStatus: a and b are one status seen twice (same state, message and
+// time).
+func sameStatus(a, b a2a.TaskStatus) bool {
+	if a.State != b.State || (a.Message == nil) != (b.Message == nil) || (a.Timestamp == nil) != (b.Timestamp == nil) {
+		return false
+	}
+	if a.Message != nil && a.Message.ID != b.Message.ID {
+		return false
+	}
+	return a.Timestamp == nil || a.Timestamp.Equal(*b.Timestamp)
 }
 
 // a2aPoll reads a task that is not settled until it is (or ctx ends),
 // waiting 10 ms, then twice as long each time, up to half a second.
-func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task, u *updater) (a2a.SendMessageResult, error) {
+func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task, u *updater, settled func(a2a.TaskStatus) bool) (a2a.SendMessageResult, error) {
 	wait := 10 * time.Millisecond
-	for !settled(t.Status.State) {
+	for !settled(t.Status) {
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
