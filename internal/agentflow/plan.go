@@ -52,6 +52,9 @@ func resultOf(wf *agenthttp.Workflow, res *engine.Result) result {
 			out.Output = v
 		}
 	}
+	if res.Status == engine.StatusWaiting && res.Waiting != nil {
+		out.Pending = res.Waiting.Request
+	}
 	if res.Status == engine.StatusFailed && len(res.Errors) > 0 {
 		if _, ok := wf.Steps[res.Errors[0].OperationID]; ok {
 			out.FailedStep = res.Errors[0].OperationID
