@@ -46,6 +46,11 @@ type Client struct {
 	// listeners are the update functions of waiters that asked for updates
 	// (op.WithAgentUpdates), by the same key.
 	listeners map[string]func(op.AgentUpdate)
+	// running are the cancel functions of tasks a worker of this process
+	// runs for this client's callers (Worker.Local), by the same key: a
+	// caller that gives up stops its task, which cancels the remote A2A
+	// task it started.
+	running map[string]context.CancelFunc
 	// dropped counts results nobody waited for (duplicates, or callers that
 	// gave up), for tests and logs.
 	dropped int
@@ -154,6 +159,7 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 		return nil, fault.New(fault.Timeout, "no result for agent %s's task %s within %s: is a worker running (`sluice worker`, or serve without --workers 0)?",
 			name, taskID, wait).WithDetail("agent", name).WithDetail("taskId", taskID)
 	case <-ctx.Done():
+		c.stop(key)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fault.New(fault.Timeout, "agent %s's task %s did not finish in time", name, taskID).
 				WithDetail("agent", name).WithDetail("taskId", taskID)
@@ -174,6 +180,35 @@ func (c *Client) forget(key string) {
 	delete(c.pending, key)
 	delete(c.listeners, key)
 	c.mu.Unlock()
+}
+
+// started records the cancel function of a task a worker of this process
+// runs for this client; the worker calls stopped when it is done.
+func (c *Client) started(key string, cancel context.CancelFunc) {
+	c.mu.Lock()
+	if c.running == nil {
+		c.running = map[string]context.CancelFunc{}
+	}
+	c.running[key] = cancel
+	c.mu.Unlock()
+}
+
+func (c *Client) stopped(key string) {
+	c.mu.Lock()
+	delete(c.running, key)
+	c.mu.Unlock()
+}
+
+// stop cancels the task of key when a worker of this process runs it. A
+// task a worker of another process runs goes on to its end, and its result
+// is dropped.
+func (c *Client) stop(key string) {
+	c.mu.Lock()
+	cancel := c.running[key]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // update hands one update of a task to its caller, when it still listens.

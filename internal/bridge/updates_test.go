@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
@@ -88,5 +89,40 @@ func TestNoUpdatesUnlessAsked(t *testing.T) {
 	c := pair(t, localQueue(t), inv, nil)
 	if _, err := c.Invoke(ctx, "planner", "task-1", nil, ""); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A caller that gives up stops its task in a worker of its own process:
+// the invoker's context ends (and an A2A call cancels its remote task).
+func TestCallerGivingUpStopsTheLocalTask(t *testing.T) {
+	began, ended := make(chan struct{}), make(chan struct{})
+	inv := &fakeInvoker{fn: func(ctx context.Context, _ int, _ call) (json.RawMessage, error) {
+		close(began)
+		<-ctx.Done()
+		close(ended)
+		return nil, ctx.Err()
+	}}
+	c := pair(t, localQueue(t), inv, func(c *Client, w *Worker) { w.Local = c })
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Invoke(cctx, "planner", "task-1", nil, "")
+		done <- err
+	}()
+	wait(t, began, "the task to begin")
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled call answered")
+	}
+	wait(t, ended, "the task to stop once its caller gave up")
+}
+
+// wait fails the test when ch is not closed within 30 s.
+func wait(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }

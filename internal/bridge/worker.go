@@ -170,6 +170,13 @@ func (w *Worker) handle(ctx context.Context, it queue.Item) {
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if w.Local != nil && t.ResultTopic() == w.Local.replyTo() {
+		// Its caller waits in this process: when it gives up, the call
+		// stops too (and cancels the remote task it started).
+		key := itemID(t.RunID, t.TaskID)
+		w.Local.started(key, cancel)
+		defer w.Local.stopped(key)
+	}
 	hold := queue.Hold(ctx, w.Queue, it, w.lease(), func(error) { cancel() })
 	w.monitor(ctx, t, agenthttp.StepRunning, map[string]any{"attempt": it.Attempts, "agent_name": t.AgentName})
 	start := w.now()
