@@ -40,14 +40,9 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	if res != nil {
 		return nil, res
 	}
-	hc := inv.a2aHTTPClient(c)
-	client, err := a2aclient.NewFromCard(actx, card,
-		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
-		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
-		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}))
-	if err != nil {
-		return nil, &result{err: upstream(c.name, "has an agent card sluice cannot call through: %s", c.scrub.ScrubText(err.Error())),
-			counts: true}
+	client, fe := inv.a2aClient(actx, card, c)
+	if fe != nil {
+		return nil, &result{err: fe, counts: true}
 	}
 	defer func() { _ = client.Destroy() }()
 	var input any
@@ -82,6 +77,50 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 		return nil, inv.a2aFailure(ctx, actx, c, err)
 	}
 	return inv.a2aOutcome(c, final)
+}
+
+// a2aClient is a2a-go's client for card, speaking whichever transport and
+// protocol version it offers, over the call's HTTP client.
+func (inv *Invoker) a2aClient(ctx context.Context, card *a2a.AgentCard, c *call) (*a2aclient.Client, *fault.Error) {
+	hc := inv.a2aHTTPClient(c)
+	client, err := a2aclient.NewFromCard(ctx, card,
+		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}))
+	if err != nil {
+		return nil, upstream(c.name, "has an agent card sluice cannot call through: %s", c.scrub.ScrubText(err.Error()))
+	}
+	return client, nil
+}
+
+// CancelRemote cancels the remote task taskID of A2A agent name: a run
+// that waited on it for input was cancelled, and no call of it is under
+// way to cancel it. It takes at most a2aCancelTimeout; an agent that is
+// not an A2A agent has no remote task (Invalid).
+func (inv *Invoker) CancelRemote(ctx context.Context, name, taskID string) error {
+	c, err := inv.prepare(ctx, name, "", nil, "")
+	if err != nil {
+		return err
+	}
+	if c.entry.Protocol != agenthttp.ProtocolA2A {
+		return fault.New(fault.Invalid, "agent %s is not an A2A agent: it has no remote task to cancel", name).WithDetail("agent", name)
+	}
+	cctx, cancel := context.WithTimeout(ctx, a2aCancelTimeout)
+	defer cancel()
+	cctx = egress.WithSensitive(cctx, egress.Sensitive{Headers: c.sensitive})
+	card, res := inv.a2aCard(cctx, ctx, c)
+	if res != nil {
+		return res.err
+	}
+	client, fe := inv.a2aClient(cctx, card, c)
+	if fe != nil {
+		return fe
+	}
+	defer func() { _ = client.Destroy() }()
+	if _, err := client.CancelTask(cctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(taskID)}); err != nil {
+		return inv.a2aFailure(ctx, cctx, c, err).err
+	}
+	return nil
 }
 
 // a2aSend sends req and returns the terminal answer: a message, or a task in

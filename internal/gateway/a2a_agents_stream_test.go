@@ -359,7 +359,8 @@ func TestA2AAgentAnswerAfterRestart(t *testing.T) {
 	}
 }
 
-// Cancelling a run whose agent works cancels the remote task.
+// Cancelling a run whose agent works, or whose agent's task waits for
+// input, cancels the remote task.
 func TestA2AAgentRunCancelPropagates(t *testing.T) {
 	s, remote, key := talkerServer(t, t.TempDir())
 	id := s.call("POST", "/api/v1/workflows/execute", key, map[string]any{
@@ -371,4 +372,10 @@ func TestA2AAgentRunCancelPropagates(t *testing.T) {
 	}
 	s.call("POST", "/api/v1/runs/"+id+"/cancel", key, nil).want(t, http.StatusOK)
 	waitFor(t, 30*time.Second, "the remote task to be cancelled", func() bool { return remote.cancels() == 1 })
+
+	// A run that waits on the agent's question: nothing runs, and its
+	// cancel cancels the remote task that asked.
+	waiting := waitingWorkflow(t, s, key)
+	s.call("POST", "/api/v1/runs/"+waiting+"/cancel", key, nil).want(t, http.StatusOK)
+	waitFor(t, 30*time.Second, "the waiting run's remote task to be cancelled", func() bool { return remote.cancels() == 2 })
 }

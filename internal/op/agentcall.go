@@ -94,7 +94,22 @@ func AgentPendingOf(err error) (*AgentPending, bool) {
 	if !errors.As(err, &fe) {
 		return nil, false
 	}
-	m, ok := fe.Details[DetailInputRequired].(map[string]any)
+	return pendingOf(fe.Details[DetailInputRequired])
+}
+
+// AgentWaitOf reports whether a waiting step's request (Suspend.Request,
+// as a checkpoint keeps it) is an agent step's remote task waiting for
+// input, and which.
+func AgentWaitOf(request any) (*AgentPending, bool) {
+	m, ok := request.(map[string]any)
+	if !ok || m["type"] != "agent_input" {
+		return nil, false
+	}
+	return pendingOf(m)
+}
+
+func pendingOf(v any) (*AgentPending, bool) {
+	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, false
 	}
