@@ -297,6 +297,14 @@ func TestA2AAgentAsksForInput(t *testing.T) {
 	if last = frames[len(frames)-1]; last.Kind != e2a.KindComplete || mustJSON(t, last.Body["result"]) != `{"color":"blue"}` {
 		t.Fatalf("agent.invoke answered: %s", mustJSON(t, frames))
 	}
+	_, frames = postEnvelope(t, s, key, map[string]any{"request_id": "ask-tool", "method": "tool.call",
+		"params": map[string]any{"tool_name": "agent.talker", "arguments": map[string]any{"mode": "ask"}}})
+	tool, _ := frames[len(frames)-1].Body["result"].(map[string]any)
+	toolPending, _ := tool["data"].(map[string]any)["inputRequired"].(map[string]any)
+	if tool["success"] != false || tool["error_code"] != "input_required" || toolPending["remoteTaskId"] == nil ||
+		!strings.Contains(tool["error"].(string), "remote_task_id") {
+		t.Fatalf("the session tool asked: %s", mustJSON(t, frames[len(frames)-1]))
+	}
 	_, frames = postEnvelope(t, s, key, map[string]any{"request_id": "ask-3", "method": "agent.invoke",
 		"params": map[string]any{"agent": "talker", "input": map[string]any{"mode": "fail"}}})
 	if last = frames[len(frames)-1]; last.Kind != e2a.KindError || !strings.Contains(mustJSON(t, last.Body), "no budget left") {
