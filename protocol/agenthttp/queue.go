@@ -7,11 +7,13 @@ import (
 )
 
 // The queue messages of the executor bridge keep the seed platform's shapes
-// and status words (RESOLUTIONS "HTTP task agents"). sluice adds two
-// optional members a seed consumer ignores: reply_to on a task (where its
-// result goes, so each gateway gets its own callers' results) and error_code
-// on a failed result (the error kind, so a caller behind the queue sees the
-// same kind as one calling the agent directly).
+// and status words (RESOLUTIONS "HTTP task agents"). sluice adds optional
+// members a seed consumer ignores: reply_to on a task (where its result
+// goes, so each gateway gets its own callers' results), error_code and
+// error_details on a failed result (the error kind and details, so a caller
+// behind the queue sees what one calling the agent directly does), and, for
+// A2A agents, remote_task_id, context_id and updates on a task and update
+// messages on the reply topic.
 
 // Default topics of the bridge.
 const (
