@@ -149,6 +149,19 @@ func (a *a2aAgent) called(method string) bool {
 	return slices.Contains(a.methods, method)
 }
 
+// count is how many requests of method came.
+func (a *a2aAgent) count(method string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, m := range a.methods {
+		if m == method {
+			n++
+		}
+	}
+	return n
+}
+
 func (a *a2aAgent) seen() (auth, messages, cancelled []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

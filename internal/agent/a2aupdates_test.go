@@ -237,3 +237,52 @@ func TestA2AAgentInputRequiredContinues(t *testing.T) {
 		})
 	}
 }
+
+// A task read while it works (an agent that does not stream) reports each
+// state once and each status message once, however often it is read.
+func TestA2AAgentPolledUpdatesAreSaidOnce(t *testing.T) {
+	e := newEnv(t)
+	release := make(chan struct{})
+	var a *a2aAgent
+	a = newA2AAgent(t, false, func(ctx context.Context, exec *a2asrv.ExecutorContext, _ map[string]any, yield func(a2a.Event, error) bool) {
+		if !yield(a2a.NewStatusUpdateEvent(exec, a2a.TaskStateWorking, a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("working on it"))), nil) {
+			return
+		}
+		select { // until the caller has read the working task a few times
+		case <-release:
+		case <-ctx.Done():
+			return
+		}
+		if yield(a2a.NewArtifactEvent(exec, a2a.NewDataPart(map[string]any{"done": true})), nil) {
+			yield(a2a.NewStatusUpdateEvent(exec, a2a.TaskStateCompleted, nil), nil)
+		}
+	})
+	e.registerA2A(t, "planner", a, nil)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for a.count("GetTask") < 4 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		close(release)
+	}()
+	var c collector
+	out, err := e.inv.Invoke(agent.WithUpdates(ctx, c.add), "planner", "task-p1", json.RawMessage(`{}`), "")
+	if err != nil || string(out) != `{"done":true}` {
+		t.Fatalf("output %s, %v", out, err)
+	}
+	got := c.all()
+	if tx := texts(got); len(tx) > 1 {
+		t.Fatalf("the status message was said %d times: %q", len(tx), tx)
+	}
+	seen := map[string]bool{}
+	for _, s := range customs(got, "status") {
+		st := s["state"].(string)
+		if seen[st] {
+			t.Fatalf("state %s reported twice: %v", st, got)
+		}
+		seen[st] = true
+	}
+	if !seen[string(a2a.TaskStateCompleted)] {
+		t.Fatalf("no COMPLETED status in %v", got)
+	}
+}

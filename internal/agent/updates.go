@@ -44,6 +44,7 @@ type updater struct {
 	n, bytes  int
 	truncated bool
 	state     a2a.TaskState // the last state reported
+	said      string        // the last status message reported (its id, or its text)
 }
 
 func newUpdater(ctx context.Context, scrub *redact.Redactor) *updater {
@@ -99,7 +100,16 @@ func (u *updater) status(t *a2a.Task, s a2a.TaskStatus) {
 	}
 	if s.Message != nil && !settled(s.State) {
 		// A settled task's message is its answer or its question, which the
-		// call's result carries.
+		// call's result carries. A task read again while it works shows the
+		// same message again: it is said once.
+		said := s.Message.ID
+		if said == "" {
+			said = taskStatusMessage(&a2a.Task{Status: s})
+		}
+		if said == u.said {
+			return
+		}
+		u.said = said
 		for _, p := range s.Message.Parts {
 			if txt := p.Text(); txt != "" {
 				u.emit(e2a.DeltaText, txt)
