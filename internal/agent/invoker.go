@@ -113,6 +113,11 @@ type call struct {
 // NotFound for an unknown agent, Upstream for the agent's failures (with its
 // message, scrubbed of the agent's credentials), Timeout, Unavailable,
 // RateLimited, PermissionDenied for egress refusals.
+//
+// An A2A agent's call also reads ctx: its updates go to the function of
+// WithUpdates, WithContinuation makes input the next message of a remote
+// task that asked for input, and a task that asks is an Upstream error
+// whose details carry the question (op.AgentPendingOf).
 func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (json.RawMessage, error) {
 	c, err := inv.prepare(ctx, name, taskID, input, correlationID)
 	if err != nil {

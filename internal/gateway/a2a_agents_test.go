@@ -31,12 +31,18 @@ func newRemoteA2AAgent(t *testing.T) *remoteA2AAgent {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	a.url = srv.URL
-	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{
-		Name: "planner", Description: "plans", Version: "1.0.0",
-		SupportedInterfaces: []*a2a.AgentInterface{a2a.NewAgentInterface(srv.URL+"/rpc", a2a.TransportProtocolJSONRPC)},
-		Capabilities:        a2a.AgentCapabilities{Streaming: true},
-		DefaultInputModes:   []string{"application/json"}, DefaultOutputModes: []string{"application/json"}}))
+	mux.Handle("/.well-known/agent-card.json", streamingCard("planner", srv.URL+"/rpc"))
 	return a
+}
+
+// streamingCard serves the card of a test agent that streams, spoken to
+// over JSON-RPC at rpcURL.
+func streamingCard(name, rpcURL string) http.Handler {
+	return a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{
+		Name: name, Description: "a test agent", Version: "1.0.0",
+		SupportedInterfaces: []*a2a.AgentInterface{a2a.NewAgentInterface(rpcURL, a2a.TransportProtocolJSONRPC)},
+		Capabilities:        a2a.AgentCapabilities{Streaming: true},
+		DefaultInputModes:   []string{"application/json"}, DefaultOutputModes: []string{"application/json"}})
 }
 
 func (a *remoteA2AAgent) Execute(_ context.Context, exec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {

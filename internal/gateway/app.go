@@ -194,8 +194,19 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 			}
 			srv.Operation(ev.Operation, outcome, time.Duration(ev.Duration)*time.Millisecond)
 		},
-		Slots:       lim.slots,
-		Finished:    func(status string) { srv.Execution(status) },
+		Slots:    lim.slots,
+		Finished: func(status string) { srv.Execution(status) },
+		// A cancelled run that waited on a remote A2A agent's question
+		// cancels that remote task too, in the background (5 s at most).
+		CancelledWaiting: func(ctx context.Context, _ string, request any) {
+			if p, ok := op.AgentWaitOf(request); ok {
+				go func() {
+					if err := agents.Invoker.CancelRemote(ctx, p.Agent, p.TaskID); err != nil {
+						log.Warn("the remote task of a cancelled run was not cancelled", "agent", p.Agent, "error", fault.From(err))
+					}
+				}()
+			}
+		},
 		Workers:     cfg.Workers,
 		Owner:       execution.DefaultOwner(),
 		AsyncBudget: cfg.Limits.AsyncExecutionTime,
