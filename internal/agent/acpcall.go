@@ -116,6 +116,17 @@ func promptOf(input json.RawMessage) acp.ContentBlock {
 // acpFailure classifies an error of an ACP call. before: the prompt was
 // not sent yet, so a retry cannot repeat what the agent did.
 func (inv *Invoker) acpFailure(ctx, actx context.Context, c *call, p *acpProc, run *acpRun, what string, err error, before bool) *result {
+	select {
+	case <-p.conn.Done():
+		// The agent closed its output: it is ending, or is no use alive.
+		select {
+		case <-p.exited:
+		case <-time.After(time.Second):
+			p.stop()
+			<-p.exited
+		}
+	default:
+	}
 	switch {
 	case ctx.Err() != nil:
 		return &result{err: fault.New(fault.Unavailable, "the call to agent %s ended before it answered: %s; its turn was cancelled (session/cancel)", c.name, ctx.Err()).
