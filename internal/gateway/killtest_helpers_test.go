@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/client"
+	"github.com/sluicehq/sluice/internal/agent/acptest"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
-	"github.com/sluicehq/sluice/internal/agent/acptest"
 	"github.com/sluicehq/sluice/internal/mcp/mcptest"
 )
 
