@@ -274,3 +274,53 @@ func TestACPRefusalAndBound(t *testing.T) {
 		t.Fatalf("message %q", fe.Message)
 	}
 }
+
+// An idle process is stopped after agents.acp.idle_timeout; the next call
+// starts another. A turn past the entry's timeout is cancelled.
+func TestACPIdleAndTimeout(t *testing.T) {
+	e := acpEnv(t, t.TempDir(), func(c *config.ACP) { c.IdleTimeout = 20 * time.Millisecond })
+	e.registerACP(t, "coder", nil)
+	p1, err := e.say(t, ctx, "coder", "pid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); e.inv.ACPLive("coder") > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle process was not stopped")
+		}
+	}
+	if p2, err := e.say(t, ctx, "coder", "pid"); err != nil || p2 == p1 {
+		t.Fatalf("after idle: pid %q (was %q) %v", p2, p1, err)
+	}
+
+	en := acpEntry("slow", nil)
+	en.Timeout = 50 * time.Millisecond
+	if _, _, err := e.reg.Register(ctx, en); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.inv.Invoke(ctx, "slow", "", json.RawMessage(`{"text":"wait"}`), "")
+	fe := wantKind(t, err, fault.Timeout, "a turn past the timeout")
+	if !strings.Contains(fe.Message, "session/cancel") {
+		t.Fatalf("message %q", fe.Message)
+	}
+}
+
+// A process's stderr is logged at debug, line by line, up to
+// agents.acp.max_stderr_bytes.
+func TestACPStderrBounded(t *testing.T) {
+	e := acpEnv(t, t.TempDir(), func(c *config.ACP) { c.MaxStderrBytes = 600 })
+	e.registerACP(t, "coder", nil)
+	if got, err := e.say(t, ctx, "coder", "stderr 1000"); err != nil || got != "done" {
+		t.Fatalf("%q %v", got, err)
+	}
+	// The lines are written before the answer, but read by another
+	// goroutine: wait until the budget is spent.
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(e.logs.String(), "line=noise") < 100; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr lines logged: %d", strings.Count(e.logs.String(), "line=noise"))
+		}
+	}
+	if n := strings.Count(e.logs.String(), "line=noise"); n != 100 {
+		t.Fatalf("%d stderr lines logged, want 100 (600 bytes of \"noise\\n\")", n)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -40,14 +41,15 @@ const acpCancelWait = 5 * time.Second
 
 // acpProc is one running agent process.
 type acpProc struct {
-	key    string // agent name and spec: a changed entry never reuses a process
-	agent  string
-	cmd    *exec.Cmd
-	stdin  io.Closer
-	conn   *acp.ClientSideConnection
-	client *acpClient
-	exited chan struct{} // closed when the process is gone
-	status string        // how it ended, once exited is closed
+	key     string // agent name and spec: a changed entry never reuses a process
+	agent   string
+	cmd     *exec.Cmd
+	stdin   io.Closer
+	conn    *acp.ClientSideConnection
+	client  *acpClient
+	exited  chan struct{} // closed when the process is gone
+	status  string        // how it ended, once exited is closed
+	stopped atomic.Bool   // stop was called: no call may take it
 
 	// Guarded by the pool's mutex.
 	busy     bool
@@ -55,6 +57,9 @@ type acpProc struct {
 }
 
 func (p *acpProc) dead() bool {
+	if p.stopped.Load() {
+		return true
+	}
 	select {
 	case <-p.exited:
 		return true
@@ -66,6 +71,7 @@ func (p *acpProc) dead() bool {
 // stop ends the process: stdin closed (an agent may exit on its own), then
 // killed.
 func (p *acpProc) stop() {
+	p.stopped.Store(true)
 	if p.cmd == nil || p.cmd.Process == nil {
 		return
 	}

@@ -13,3 +13,16 @@ func (inv *Invoker) ACPBusy(name string) int {
 	}
 	return n
 }
+
+// ACPLive counts agent name's live processes, busy or idle.
+func (inv *Invoker) ACPLive(name string) int {
+	inv.acp.mu.Lock()
+	defer inv.acp.mu.Unlock()
+	n := 0
+	for _, p := range inv.acp.procs {
+		if p.agent == name && p.cmd != nil && !p.dead() {
+			n++
+		}
+	}
+	return n
+}

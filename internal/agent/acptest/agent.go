@@ -17,6 +17,7 @@
 //	wait             waits for session/cancel; stopReason cancelled
 //	crash            exits with status 3 in the middle of the turn
 //	refuse           stopReason refusal
+//	stderr N         writes N lines of "noise" to stderr, then "done"
 //	anything else    "echo: " and the prompt's text
 package acptest
 
@@ -24,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -145,6 +147,12 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		os.Exit(3)
 	case "refuse":
 		return acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	case "stderr":
+		n, _ := strconv.Atoi(rest)
+		for range n {
+			fmt.Fprintln(os.Stderr, "noise")
+		}
+		return reply("done")
 	}
 	return reply("echo: " + text)
 }
