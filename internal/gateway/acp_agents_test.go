@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/sluicehq/sluice/internal/agent/acptest"
 	"github.com/sluicehq/sluice/internal/config"
 )
@@ -71,6 +73,20 @@ func TestACPAgentBehindSluice(t *testing.T) {
 	})
 	if run.str("status") != "success" || !strings.HasPrefix(run.str("output.text"), "echo: ") {
 		t.Fatalf("agent workflow: %s", run.raw)
+	}
+
+	// As a session tool.
+	rs := openRaw(t, s)
+	rs.handshake(key)
+	rs.send("tool/call/req", map[string]any{"tool_name": "agent.coder", "arguments": map[string]any{"text": "hello"}})
+	m := rs.recv()
+	if data, _ := m["data"].(map[string]any); data["success"] != true || !strings.Contains(fmtAny(data["data"]), "text:Hello") {
+		t.Fatalf("session tool: %v", m)
+	}
+	// Through sluice's A2A server.
+	task, err := newA2ACaller(t, s, "coder", key, false).send(dataMessage("m-acp", map[string]any{"text": "hello"}), false)
+	if err != nil || task.Status.State != a2a.TaskStateCompleted || !strings.Contains(outputOf(t, task), `"text":"Hello"`) {
+		t.Fatalf("A2A server: %v %+v", err, task)
 	}
 
 	// A command not on the allowlist is refused, naming it.
