@@ -27,8 +27,8 @@ func TestMain(m *testing.M) {
 func acpEnv(t *testing.T, dir string, change func(*config.ACP)) *env {
 	t.Helper()
 	c := config.ACP{Commands: map[string]config.ACPCommand{
-		"tester": {MCPCommand: config.MCPCommand{Command: os.Args[0], Args: []string{"-test.run=^$"},
-			Env: []string{acptest.EnvServe + "=1", "SLUICE_ACP_PASSED", "FIXED=1"}, Dir: dir}},
+		"tester": {Command: os.Args[0], Args: []string{"-test.run=^$"},
+			Env: []string{acptest.EnvServe + "=1", "SLUICE_ACP_PASSED", "FIXED=1"}, Dir: dir},
 	}, MaxProcesses: 4, IdleTimeout: time.Minute, StartTimeout: 20 * time.Second, MaxStderrBytes: 4096}
 	if change != nil {
 		change(&c)

@@ -53,13 +53,21 @@ type ACP struct {
 	MaxStderrBytes int64 `yaml:"max_stderr_bytes" unit:"bytes"`
 }
 
-// ACPCommand is an allowlisted ACP agent program: an MCPCommand (an empty
-// environment but for Env) whose entries may add arguments only when
-// EntryArgs is true. Dir is the default working directory of its sessions.
+// ACPCommand is an allowlisted ACP agent program, as an MCPCommand is: it
+// runs with an empty environment but for Env (NAME passes sluice's own value
+// on; NAME=value sets one), in Dir (the default working directory of its
+// sessions, and the root under which entries may name theirs). Entries may
+// add arguments only when EntryArgs is true.
 type ACPCommand struct {
-	MCPCommand `yaml:",inline"`
-	EntryArgs  bool `yaml:"entry_args"`
+	Command   string   `yaml:"command"`
+	Args      []string `yaml:"args"`
+	Env       []string `yaml:"env"`
+	Dir       string   `yaml:"dir"`
+	EntryArgs bool     `yaml:"entry_args"`
 }
+
+// Environ is the environment the program runs with (MCPCommand.Environ).
+func (c ACPCommand) Environ() []string { return MCPCommand{Env: c.Env}.Environ() }
 
 // QueueKind is the scheme of Queue: "" (the store's), "nats" or "kafka".
 func (a Agents) QueueKind() string {
@@ -85,7 +93,7 @@ func (a Agents) Redacted() string {
 // String, GoString and MarshalJSON show the queue URL redacted: it may hold
 // a password, and a configuration gets printed.
 func (a Agents) String() string {
-	return fmt.Sprintf("{Queue:%s Workers:%d MonitoringTopic:%s MaxWait:%s ACP:%+v}", a.Redacted(), a.Workers, a.MonitoringTopic, a.MaxWait, a.ACP)
+	return fmt.Sprintf("{Queue:%s Workers:%d MonitoringTopic:%s MaxWait:%s ACP:%+v}", a.Redacted(), a.Workers, a.MonitoringTopic, a.MaxWait, a.ACP.String())
 }
 
 // GoString is String.
@@ -96,14 +104,48 @@ func (a Agents) MarshalJSON() ([]byte, error) {
 	type plain Agents
 	p := plain(a)
 	p.Queue = a.Redacted()
-	return json.Marshal(p)
+	return json.Marshal(p) // ACP marshals itself redacted
+}
+
+// Redacted is c with the values its commands' env sets replaced by
+// "xxxxx" (NAME=value may hold the agent's own credential); String,
+// GoString and MarshalJSON show it so.
+func (c ACP) Redacted() ACP {
+	out := c
+	out.Commands = make(map[string]ACPCommand, len(c.Commands))
+	for name, cmd := range c.Commands {
+		env := make([]string, len(cmd.Env))
+		for i, e := range cmd.Env {
+			if k, _, ok := strings.Cut(e, "="); ok {
+				e = k + "=xxxxx"
+			}
+			env[i] = e
+		}
+		cmd.Env = env
+		out.Commands[name] = cmd
+	}
+	return out
+}
+
+func (c ACP) String() string {
+	type plain ACP
+	return fmt.Sprintf("%+v", plain(c.Redacted()))
+}
+
+// GoString is String.
+func (c ACP) GoString() string { return "config.ACP" + c.String() }
+
+// MarshalJSON writes c redacted.
+func (c ACP) MarshalJSON() ([]byte, error) {
+	type plain ACP
+	return json.Marshal(plain(c.Redacted()))
 }
 
 func (d *decoder) validateAgents(a Agents) {
 	d.intIn("agents.workers", int64(a.Workers), 0, 1024)
 	for _, name := range slices.Sorted(maps.Keys(a.ACP.Commands)) {
 		c := a.ACP.Commands[name]
-		d.validateCommand("agents.acp.commands."+name, name, c.MCPCommand)
+		d.validateCommand("agents.acp.commands."+name, name, MCPCommand{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Dir})
 		if c.Dir != "" && !filepath.IsAbs(c.Dir) {
 			d.bad("agents.acp.commands."+name+".dir", "%q is not an absolute path", c.Dir)
 		}

@@ -422,6 +422,48 @@ func TestAgentsQueue(t *testing.T) {
 	}
 }
 
+// agents.acp: its allowlist is checked like mcp.commands (and dir must be
+// absolute), its bounds are bounded, and the values its env sets never
+// print.
+func TestAgentsACP(t *testing.T) {
+	const secret = "acp-agent-s3cret"
+	cases := []struct{ file, want string }{
+		{"agents:\n  acp:\n    commands:\n      coder: {command: /usr/bin/coder, args: [--acp], env: [HOME, \"TOKEN=" + secret + "\"], dir: /srv/work, entry_args: true}\n", ""},
+		{"agents:\n  acp:\n    commands:\n      coder: {command: coder, dir: srv}\n", `agents.acp.commands.coder.dir: "srv" is not an absolute path`},
+		{"agents:\n  acp:\n    commands:\n      coder: {args: [x]}\n", "agents.acp.commands.coder: needs command"},
+		{"agents:\n  acp:\n    commands:\n      \"a b\": {command: x}\n", `agents.acp.commands.a b: name "a b"`},
+		{"agents:\n  acp:\n    commands:\n      coder: {command: \"coder --acp\"}\n", "agents.acp.commands.coder.command"},
+		{"agents:\n  acp:\n    commands:\n      coder: {command: x, env: [\"=v\"]}\n", "agents.acp.commands.coder.env[0]: want NAME or NAME=value"},
+		{"agents:\n  acp:\n    max_processes: 0\n", "agents.acp.max_processes: must be between 1 and 4096, got 0"},
+		{"agents:\n  acp:\n    idle_timeout: 10ms\n", "agents.acp.idle_timeout: must be between"},
+		{"agents:\n  acp:\n    start_timeout: 1ms\n", "agents.acp.start_timeout: must be between"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(t.TempDir(), "sluice.yaml")
+		_ = os.WriteFile(path, []byte(c.file), 0o644)
+		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		if c.want != "" {
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%q: error %v, want %q", c.file, err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.file, err)
+		}
+		cmd := cfg.Agents.ACP.Commands["coder"]
+		if cmd.Command != "/usr/bin/coder" || !cmd.EntryArgs || cmd.Dir != "/srv/work" || len(cmd.Env) != 2 {
+			t.Fatalf("parsed %+v", cmd)
+		}
+		j, _ := json.Marshal(cfg)
+		for _, text := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", *cfg), fmt.Sprintf("%#v", *cfg), string(j)} {
+			if strings.Contains(text, secret) {
+				t.Fatalf("the env value prints: %s", text)
+			}
+		}
+	}
+}
+
 func TestDiscoveryVectorWeight(t *testing.T) {
 	for file, want := range map[string]float64{
 		"": 1,

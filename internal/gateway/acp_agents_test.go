@@ -17,8 +17,8 @@ import (
 // "tester" (acptest), working in dir, with SLUICE_ACP_PASSED passed on.
 func withACPTester(dir string) func(*config.Config) {
 	return func(c *config.Config) {
-		c.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {MCPCommand: config.MCPCommand{
-			Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{acptest.EnvServe + "=1", "SLUICE_ACP_PASSED"}, Dir: dir}}}
+		c.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {
+			Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{acptest.EnvServe + "=1", "SLUICE_ACP_PASSED"}, Dir: dir}}
 	}
 }
 
