@@ -156,6 +156,25 @@ func TestACPRefusedCommand(t *testing.T) {
 	wantKind(t, err, fault.PermissionDenied, "a call of a command no longer allowlisted")
 }
 
+// A program that cannot be started fails at once, not retried.
+func TestACPProgramMissing(t *testing.T) {
+	e := acpEnv(t, t.TempDir(), func(c *config.ACP) { c.Commands["gone"] = config.ACPCommand{Command: "/nonexistent/acp-agent"} })
+	en := acpEntry("gone", func(s *agenthttp.ACPSpec) { s.Command, s.Cwd = "gone", t.TempDir() })
+	en.Retry.MaxRetries = 3
+	if _, _, err := e.reg.Register(ctx, en); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.inv.Invoke(ctx, "gone", "", nil, "")
+	fe := wantKind(t, err, fault.Unavailable, "a missing program")
+	if !strings.Contains(fe.Message, "could not be started") || fe.Details["attempts"] != 1 {
+		t.Fatalf("%q after %v attempts", fe.Message, fe.Details["attempts"])
+	}
+	h, _ := e.inv.CheckHealth(ctx, "gone")
+	if h.Healthy || !strings.Contains(h.Error, "could not be started") {
+		t.Fatalf("health %+v", h)
+	}
+}
+
 func TestACPProcessCrashRestarts(t *testing.T) {
 	e := acpEnv(t, t.TempDir(), nil)
 	e.registerACP(t, "coder", nil)

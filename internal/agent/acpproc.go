@@ -290,7 +290,7 @@ func (pl *acpPool) start(p *acpProc, c *call, run *acpRun, fsMax int) *result {
 		inW.Close()
 		outR.Close()
 		return &result{err: fault.New(fault.Unavailable, "agent %s: command %q (agents.acp.commands.%s) could not be started: %s",
-			c.name, run.prog.Command, run.command, run.scrub.ScrubText(errors.Unwrap(err).Error())).WithDetail("agent", c.name), counts: true}
+			c.name, run.prog.Command, run.command, clip(run.scrub.ScrubText(err.Error()))).WithDetail("agent", c.name), counts: true}
 	}
 	p.cmd, p.stdin = cmd, inW
 	go func() {
