@@ -394,17 +394,9 @@ func TestAgentsQueue(t *testing.T) {
 		{"discovery:\n  embeddings:\n    batch: 0\n", nil, "discovery.embeddings.batch: must be between 1 and 2048, got 0"},
 	}
 	for _, c := range cases {
-		path := filepath.Join(t.TempDir(), "sluice.yaml")
-		_ = os.WriteFile(path, []byte(c.file), 0o644)
-		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(c.env)})
-		if c.want != "" {
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("%q: error %v, want %q", c.file, err, c.want)
-			}
+		cfg := loadWant(t, c.file, c.env, c.want)
+		if cfg == nil {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%q: %v", c.file, err)
 		}
 		if c.env != nil {
 			if cfg.Agents.Workers != 0 || cfg.Agents.QueueKind() != "nats" || !strings.Contains(cfg.Agents.Queue, password) {
@@ -420,6 +412,25 @@ func TestAgentsQueue(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadWant loads a config file of text file with environment vars: nil
+// when it fails as want says ("" wants no error).
+func loadWant(t *testing.T, file string, vars map[string]string, want string) *config.Config {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	_ = os.WriteFile(path, []byte(file), 0o644)
+	cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(vars)})
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%q: error %v, want %q", file, err, want)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("%q: %v", file, err)
+	}
+	return cfg
 }
 
 // agents.acp: its allowlist is checked like mcp.commands (and dir must be
@@ -439,17 +450,9 @@ func TestAgentsACP(t *testing.T) {
 		{"agents:\n  acp:\n    start_timeout: 1ms\n", "agents.acp.start_timeout: must be between"},
 	}
 	for _, c := range cases {
-		path := filepath.Join(t.TempDir(), "sluice.yaml")
-		_ = os.WriteFile(path, []byte(c.file), 0o644)
-		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
-		if c.want != "" {
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("%q: error %v, want %q", c.file, err, c.want)
-			}
+		cfg := loadWant(t, c.file, nil, c.want)
+		if cfg == nil {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%q: %v", c.file, err)
 		}
 		cmd := cfg.Agents.ACP.Commands["coder"]
 		if cmd.Command != "/usr/bin/coder" || !cmd.EntryArgs || cmd.Dir != "/srv/work" || len(cmd.Env) != 2 {

@@ -61,16 +61,7 @@ func TestACPAgentBehindSluice(t *testing.T) {
 		t.Fatalf("a crashing ACP agent: %s", f.raw)
 	}
 
-	wf := twoStepWorkflow("coder")
-	wf["steps"].(map[string]any)["a"].(map[string]any)["agent_name"] = "coder"
-	wf["steps"].(map[string]any)["b"].(map[string]any)["input_mapping"] = map[string]any{"text": "${a.output.text}"}
-	id := s.call("POST", "/api/v1/agent-workflows/runs", key, map[string]any{"workflow": wf, "input": map[string]any{"text": "x"}}).
-		want(t, http.StatusAccepted).str("run_id")
-	var run response
-	waitFor(t, 30*time.Second, "the agent workflow to finish", func() bool {
-		run = s.call("GET", "/api/v1/agent-workflows/runs/"+id, key, nil)
-		return run.str("status") == "success" || run.str("status") == "failed"
-	})
+	run := runTwoSteps(t, s, key, "coder", map[string]any{"text": "${a.output.text}"})
 	if run.str("status") != "success" || !strings.HasPrefix(run.str("output.text"), "echo: ") {
 		t.Fatalf("agent workflow: %s", run.raw)
 	}
@@ -95,4 +86,22 @@ func TestACPAgentBehindSluice(t *testing.T) {
 	if !strings.Contains(string(bad.raw), `\"bash\"`) || !strings.Contains(string(bad.raw), "agents.acp.commands") {
 		t.Fatalf("refusal: %s", bad.raw)
 	}
+}
+
+// runTwoSteps runs twoStepWorkflow with agent in both steps, the second's
+// input mapped by second, on input {"text": "x"}, and returns the finished
+// run.
+func runTwoSteps(t *testing.T, s *testServer, key, agent string, second map[string]any) response {
+	t.Helper()
+	wf := twoStepWorkflow(agent)
+	wf["steps"].(map[string]any)["a"].(map[string]any)["agent_name"] = agent
+	wf["steps"].(map[string]any)["b"].(map[string]any)["input_mapping"] = second
+	id := s.call("POST", "/api/v1/agent-workflows/runs", key, map[string]any{"workflow": wf, "input": map[string]any{"text": "x"}}).
+		want(t, http.StatusAccepted).str("run_id")
+	var run response
+	waitFor(t, 30*time.Second, "the agent workflow to finish", func() bool {
+		run = s.call("GET", "/api/v1/agent-workflows/runs/"+id, key, nil)
+		return run.str("status") == "success" || run.str("status") == "failed"
+	})
+	return run
 }
