@@ -322,6 +322,19 @@ func TestACPIdleAndTimeout(t *testing.T) {
 	if !strings.Contains(fe.Message, "session/cancel") {
 		t.Fatalf("message %q", fe.Message)
 	}
+
+	// Close stops every process and starts none again.
+	if _, err := e.say(t, ctx, "coder", "pid"); err != nil {
+		t.Fatal(err)
+	}
+	e.inv.Close()
+	if n := e.inv.ACPLive("coder"); n != 0 {
+		t.Fatalf("%d processes live after Close", n)
+	}
+	_, err = e.say(t, ctx, "coder", "pid")
+	if fe := wantKind(t, err, fault.Unavailable, "a call after Close"); !strings.Contains(fe.Message, "shutting down") {
+		t.Fatalf("message %q", fe.Message)
+	}
 }
 
 // A process's stderr is logged at debug, line by line, up to

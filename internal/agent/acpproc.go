@@ -84,8 +84,9 @@ type acpPool struct {
 	o   config.ACP
 	log *slog.Logger
 
-	mu    sync.Mutex
-	procs []*acpProc
+	mu     sync.Mutex
+	procs  []*acpProc
+	closed bool // Close was called: no process starts again
 }
 
 func newACPPool(o config.ACP, log *slog.Logger) *acpPool {
@@ -176,6 +177,10 @@ func (pl *acpPool) acquire(c *call, run *acpRun, fsMax int) (*acpProc, *result) 
 	key := run.key(c.name)
 	var evict []*acpProc
 	pl.mu.Lock()
+	if pl.closed {
+		pl.mu.Unlock()
+		return nil, &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: this process is shutting down", c.name).WithDetail("agent", c.name)}
+	}
 	live := pl.procs[:0]
 	for _, p := range pl.procs {
 		if p.dead() && !p.busy {
@@ -213,7 +218,11 @@ func (pl *acpPool) acquire(c *call, run *acpRun, fsMax int) (*acpProc, *result) 
 	for _, e := range evict {
 		e.stop()
 	}
-	if res := pl.start(p, c, run, fsMax); res != nil {
+	res := pl.start(p, c, run, fsMax)
+	if res == nil && p.stopped.Load() { // closed while it started
+		res = &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: this process is shutting down", c.name).WithDetail("agent", c.name)}
+	}
+	if res != nil {
 		pl.mu.Lock()
 		pl.procs = slices.DeleteFunc(pl.procs, func(q *acpProc) bool { return q == p })
 		pl.mu.Unlock()
@@ -230,10 +239,15 @@ func (pl *acpPool) release(p *acpProc) {
 	p.busy = false
 	p.lastUsed = time.Now()
 	used := p.lastUsed
-	if p.dead() {
+	dead := p.dead()
+	if dead {
 		pl.procs = slices.DeleteFunc(pl.procs, func(q *acpProc) bool { return q == p })
 	}
 	pl.mu.Unlock()
+	if dead {
+		p.stop() // stopped while it started (Close), or a process that closed its output
+		return
+	}
 	time.AfterFunc(pl.o.IdleTimeout, func() {
 		pl.mu.Lock()
 		idle := !p.busy && p.lastUsed.Equal(used)
@@ -252,7 +266,7 @@ func (pl *acpPool) release(p *acpProc) {
 func (pl *acpPool) close() {
 	pl.mu.Lock()
 	procs := pl.procs
-	pl.procs = nil
+	pl.procs, pl.closed = nil, true
 	pl.mu.Unlock()
 	for _, p := range procs {
 		p.stop()
@@ -300,6 +314,7 @@ func (pl *acpPool) start(p *acpProc, c *call, run *acpRun, fsMax int) *result {
 			p.status = err.Error() // "exit status 2", "signal: killed"
 		}
 		outR.Close()
+		inW.Close() // a process that ended on its own holds no pipe of ours
 		close(p.exited)
 	}()
 	p.client = &acpClient{spec: run.spec, cwd: run.cwd, maxBytes: fsMax, log: pl.log, agent: c.name}
