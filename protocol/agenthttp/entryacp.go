@@ -49,8 +49,12 @@ const ProtocolACP Protocol = "acp"
 
 // Bounds of an acp entry.
 const (
-	MaxACPArgs       = 32
-	MaxACPArgBytes   = 1024
+	MaxACPArgs     = 32
+	MaxACPArgBytes = 1024
+	// MaxACPArgsBytes bounds all arguments together, so that a stored
+	// entry (each byte escaped as \u00XX at worst) stays within the
+	// store's 64 KiB.
+	MaxACPArgsBytes  = 8 << 10
 	MaxACPPathBytes  = 1024
 	MaxACPNameBytes  = 64
 	acpSpecPath      = "acp"
@@ -74,10 +78,15 @@ func (s *ACPSpec) validate(what string) error {
 	if len(s.Args) > MaxACPArgs {
 		return errorf(what, p+"args", 0, "has %d arguments, over the limit of %d", len(s.Args), MaxACPArgs)
 	}
+	total := 0
 	for i, a := range s.Args {
 		if len(a) > MaxACPArgBytes || strings.ContainsRune(a, 0) {
 			return errorf(what, p+"args["+strconv.Itoa(i)+"]", 0, "must be at most %d bytes without NUL", MaxACPArgBytes)
 		}
+		total += len(a)
+	}
+	if total > MaxACPArgsBytes {
+		return errorf(what, p+"args", 0, "hold %d bytes together, over the limit of %d", total, MaxACPArgsBytes)
 	}
 	if s.Cwd != "" {
 		switch {
