@@ -66,8 +66,9 @@ Auth (at most one kind): --bearer-token or --bearer-token-ref ID; --api-key or
 NAME=VALUE and --header-ref NAME=ID (repeatable). Secret values take @FILE and
 env:VAR so they need not sit on the command line.
 
---file reads a whole entry instead ({"name", "url", "auth_config", "timeout",
-"retry_config"}; - for stdin).
+--file reads a whole entry instead ({"name", "url", "protocol", "auth_config",
+"timeout", "retry_config"}, or for an ACP agent {"name", "protocol": "acp", "acp":
+{"command", "args", "cwd", "fs", "permission"}, ...}; - for stdin).
 
 Exit 0 when registered, 1 when the server refused, 2 on invalid input.`,
 		Args: cobra.MaximumNArgs(1),

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -104,16 +103,7 @@ func TestA2AAgentBehindSluice(t *testing.T) {
 		t.Fatalf("a failing A2A task: %s", f.raw)
 	}
 
-	wf := twoStepWorkflow("planner")
-	wf["steps"].(map[string]any)["a"].(map[string]any)["agent_name"] = "planner"
-	wf["steps"].(map[string]any)["b"].(map[string]any)["input_mapping"] = map[string]any{"from": "${a.output.echo.text}"}
-	id := s.call("POST", "/api/v1/agent-workflows/runs", key, map[string]any{"workflow": wf, "input": map[string]any{"text": "x"}}).
-		want(t, http.StatusAccepted).str("run_id")
-	var run response
-	waitFor(t, 30*time.Second, "the agent workflow to finish", func() bool {
-		run = s.call("GET", "/api/v1/agent-workflows/runs/"+id, key, nil)
-		return run.str("status") == "success" || run.str("status") == "failed"
-	})
+	run := runTwoSteps(t, s, key, "planner", map[string]any{"from": "${a.output.echo.text}"})
 	if run.str("status") != "success" || run.str("output.echo.from") != "x" {
 		t.Fatalf("agent workflow: %s", run.raw)
 	}
