@@ -43,6 +43,7 @@ invoke calls an agent through the server with an account key
 	cmd.AddCommand(newAgentsInvokeCmd(io))
 	cmd.AddCommand(newAgentsRunWorkflowCmd(io))
 	cmd.AddCommand(newAgentsCancelRunCmd(io))
+	cmd.AddCommand(newAgentsRunsCmd(io))
 	return cmd
 }
 
@@ -240,9 +241,14 @@ func readEntryFile(name string, stdin io.Reader) ([]byte, error) {
 }
 
 func newAgentsListCmd(io Stdio, af *adminFlags) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use: "list", Short: "List the registered agents (secrets as credentialRefs)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := io.outputFormat(output)
+			if err != nil {
+				return err
+			}
 			c, err := af.client()
 			if err != nil {
 				return err
@@ -256,9 +262,11 @@ func newAgentsListCmd(io Stdio, af *adminFlags) *cobra.Command {
 			if out.Agents == nil {
 				out.Agents = []json.RawMessage{}
 			}
-			return writeJSON(io.Out, out.Agents)
+			return io.render(format, out.Agents, "name", "url", "timeout")
 		},
 	}
+	addOutputFlag(cmd, &output)
+	return cmd
 }
 
 func newAgentsRmCmd(io Stdio, af *adminFlags) *cobra.Command {

@@ -31,6 +31,9 @@ embedded sluice on the data directory (which must not be in use by a server); wi
 				return fail(ExitInvalid, "say --stdio (or use `sluice session call`)")
 			}
 			if url != "" {
+				if err := checkSessionURL("--url", url); err != nil {
+					return err
+				}
 				return relaySession(cmd.Context(), io, url)
 			}
 			return embeddedSession(cmd.Context(), io, cfgPath, data)
@@ -109,6 +112,9 @@ func newSessionCallCmd(io Stdio) *cobra.Command {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, timeout)
 				defer cancel()
+			}
+			if err := checkSessionURL("--url", url); err != nil {
+				return err
 			}
 			ws, _, err := websocket.Dial(ctx, url, nil)
 			if err != nil {
