@@ -59,9 +59,11 @@ execution {execution_id, status, results, errors, ...}.
 follow it later with sluice runs tail ID. --follow queues it too and shows
 each step started, finished, retried or failed (on stderr; with -o json the
 stream's frames go to stdout, one JSON object a line), then the execution.
---id sets the execution's id (the document's beginExecution executionId), the
-server's idempotency key: the same id with the same document answers the
-execution already run instead of running it again.
+--id sets the document's beginExecution executionId, the server's idempotency
+key for the account: the same id with the same document answers the execution
+already run instead of running it again (with another document, 409). The
+server names the execution itself (execution_id, which sluice runs takes) and
+shows the id given as client_execution_id.
 
 Exit 0 when the workflow succeeded (or was queued with --async), 1 when it
 failed, partly failed or was cancelled, or the server refused it, 2 when the
@@ -74,7 +76,7 @@ document, --input or a flag is invalid (the validation report is printed),
 	fl.StringVar(&f.input, "input", "", "the /input object: JSON or @FILE")
 	fl.BoolVar(&f.async, "async", false, "queue the execution, print its id and return")
 	fl.BoolVar(&f.follow, "follow", false, "queue the execution and show each step as it runs, then the execution")
-	fl.StringVar(&f.id, "id", "", "the execution id (the document's beginExecution executionId; the idempotency key)")
+	fl.StringVar(&f.id, "id", "", "the document's executionId: the idempotency key (shown as client_execution_id)")
 	addOutputFlag(cmd, &f.output)
 	f.acct.register(cmd)
 	return cmd
@@ -130,7 +132,7 @@ func execRemote(cmd *cobra.Command, io Stdio, file string, f execFlags) error {
 			return statusExit(ex.Status) // the frames said it all
 		}
 	}
-	if err := io.render(format, ex, "execution_id", "status"); err != nil {
+	if err := io.render(format, ex, "execution_id", "client_execution_id", "status"); err != nil {
 		return err
 	}
 	return statusExit(ex.Status)
