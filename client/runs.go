@@ -59,12 +59,7 @@ func (c *Client) Runs(ctx context.Context, q RunsQuery) ([]Run, string, error) {
 	}
 	setNonEmpty(v, "account", q.Account)
 	setPage(v, q.Cursor, q.Limit)
-	var r struct {
-		Runs []Run  `json:"runs"`
-		Next string `json:"next_cursor"`
-	}
-	err := c.Do(ctx, "GET", withQuery("/api/v1/runs", v), nil, &r)
-	return r.Runs, r.Next, err
+	return getPage[Run](ctx, c, withQuery("/api/v1/runs", v), "runs")
 }
 
 // Run reads one run, of any kind, with its detail.
@@ -225,12 +220,7 @@ func (c *Client) Audit(ctx context.Context, q AuditQuery) ([]AuditRecord, string
 		v.Set("until", q.Until.UTC().Format(time.RFC3339Nano))
 	}
 	setPage(v, q.Cursor, q.Limit)
-	var r struct {
-		Records []AuditRecord `json:"records"`
-		Next    string        `json:"next_cursor"`
-	}
-	err := c.Do(ctx, "GET", withQuery("/api/v1/admin/audit", v), nil, &r)
-	return r.Records, r.Next, err
+	return getPage[AuditRecord](ctx, c, withQuery("/api/v1/admin/audit", v), "records")
 }
 
 // CapabilityEntry is one published version of a capability in the
@@ -258,12 +248,7 @@ func (c *Client) Capabilities(ctx context.Context, namespace, cursor string, lim
 	v := url.Values{}
 	setNonEmpty(v, "namespace", namespace)
 	setPage(v, cursor, limit)
-	var r struct {
-		Capabilities []CapabilityEntry `json:"capabilities"`
-		Next         string            `json:"next_cursor"`
-	}
-	err := c.Do(ctx, "GET", withQuery("/api/v1/a2s/registry", v), nil, &r)
-	return r.Capabilities, r.Next, err
+	return getPage[CapabilityEntry](ctx, c, withQuery("/api/v1/a2s/registry", v), "capabilities")
 }
 
 // Capability reads one capability NS/ID (ID alone: the default namespace)
@@ -300,12 +285,29 @@ func (c *Client) AgentWorkflowRuns(ctx context.Context, status []string, cursor 
 		v.Set("status", strings.Join(status, ","))
 	}
 	setPage(v, cursor, limit)
-	var r struct {
-		Runs []AgentWorkflowRun `json:"runs"`
-		Next string             `json:"next_cursor"`
+	return getPage[AgentWorkflowRun](ctx, c, withQuery("/api/v1/agent-workflows/runs", v), "runs")
+}
+
+// getPage reads one page of a list: the items under member and the cursor
+// of the next page ("" at the end, or when the answer has none).
+func getPage[T any](ctx context.Context, c *Client, path, member string) ([]T, string, error) {
+	var r map[string]json.RawMessage
+	if err := c.Do(ctx, "GET", path, nil, &r); err != nil {
+		return nil, "", err
 	}
-	err := c.Do(ctx, "GET", withQuery("/api/v1/agent-workflows/runs", v), nil, &r)
-	return r.Runs, r.Next, err
+	var items []T
+	if raw, ok := r[member]; ok {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, "", fmt.Errorf("GET %s: %s is not the list expected: %v", path, member, err)
+		}
+	}
+	var next string
+	if raw, ok := r["next_cursor"]; ok {
+		if err := json.Unmarshal(raw, &next); err != nil {
+			return nil, "", fmt.Errorf("GET %s: next_cursor is not a string: %v", path, err)
+		}
+	}
+	return items, next, nil
 }
 
 func setNonEmpty(v url.Values, k, s string) {

@@ -167,11 +167,7 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List accounts", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(listOut)
-			if err != nil {
-				return err
-			}
-			c, err := af.client()
+			format, c, err := io.start(listOut, af.client)
 			if err != nil {
 				return err
 			}
@@ -199,11 +195,7 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 	getCmd := &cobra.Command{
 		Use: "get ID", Short: "Show an account and its keys", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := io.outputFormat(getOut)
-			if err != nil {
-				return err
-			}
-			c, err := af.client()
+			format, c, err := io.start(getOut, af.client)
 			if err != nil {
 				return err
 			}
@@ -371,11 +363,7 @@ func newVaultCmd(io Stdio) *cobra.Command {
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List credentials (never their values)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(listOut)
-			if err != nil {
-				return err
-			}
-			c, err := af.client()
+			format, c, err := io.start(listOut, af.client)
 			if err != nil {
 				return err
 			}

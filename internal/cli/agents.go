@@ -245,11 +245,7 @@ func newAgentsListCmd(io Stdio, af *adminFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "list", Short: "List the registered agents (secrets as credentialRefs)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
-			}
-			c, err := af.client()
+			format, c, err := io.start(output, af.client)
 			if err != nil {
 				return err
 			}

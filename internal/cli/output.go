@@ -11,6 +11,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/client"
 )
 
 // Output is the one place commands print objects and lists: -o json, yaml
@@ -43,6 +45,21 @@ func (s Stdio) outputFormat(flag string) (string, error) {
 		return outJSON, nil
 	}
 	return "", fail(ExitInvalid, "-o %q: the output format is json, yaml or table", flag)
+}
+
+// start is the prologue of a command that prints what a server answers:
+// -o resolved, then the client made (flags first: a bad -o is named before
+// a missing key).
+func (s Stdio) start(flag string, newClient func() (*client.Client, error)) (string, *client.Client, error) {
+	format, err := s.outputFormat(flag)
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := newClient()
+	if err != nil {
+		return "", nil, err
+	}
+	return format, c, nil
 }
 
 func (s Stdio) outTerminal() bool {

@@ -122,6 +122,24 @@ func splitList(vs []string) []string {
 	return out
 }
 
+// accountCmd completes a command that prints what the server answers an
+// account: it adds -o, --url and --key, and runs run with the output
+// format and the client made from them.
+func accountCmd(io Stdio, cmd *cobra.Command, run func(cmd *cobra.Command, args []string, format string, c *client.Client) error) *cobra.Command {
+	var acct accountFlags
+	var output string
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, c, err := io.start(output, acct.client)
+		if err != nil {
+			return err
+		}
+		return run(cmd, args, format, c)
+	}
+	addOutputFlag(cmd, &output)
+	acct.register(cmd)
+	return cmd
+}
+
 func newRunsCmd(io Stdio) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
@@ -144,12 +162,11 @@ capability runs (a2s) and agent workflow runs (agent_workflow), through
 }
 
 func newRunsListCmd(io Stdio) *cobra.Command {
-	var acct accountFlags
 	var win timeWindow
 	var kinds, status []string
-	var account, output string
+	var account string
 	var limit int
-	cmd := &cobra.Command{
+	cmd := accountCmd(io, &cobra.Command{
 		Use:   "list [--status S,...] [--kind K,...] [--account ID|*] [--since T] [--until T] [--limit N]",
 		Short: "List runs of every kind, newest first",
 		Long: `List runs of every kind, newest first, as an array of run summaries
@@ -160,50 +177,37 @@ account's id, or * for all); --since and --until select by creation time.
 Exit 0 with the list, 1 when the server refused, 2 for a bad flag (an
 unknown status or kind is the server's 400, named).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
+	}, func(cmd *cobra.Command, _ []string, format string, c *client.Client) error {
+		since, until, err := win.parse(time.Now())
+		if err != nil {
+			return err
+		}
+		q := client.RunsQuery{Kinds: splitList(kinds), Status: splitList(status), Account: account}
+		list, err := gather(limit, func(cursor string, n int) ([]client.Run, string, error) {
+			q.Cursor, q.Limit = cursor, n
+			return c.Runs(cmd.Context(), q)
+		}, func(r client.Run) (bool, bool) {
+			// The list is newest first: past --since, nothing more is.
+			if !since.IsZero() && r.CreatedAt.Before(since) {
+				return false, true
 			}
-			since, until, err := win.parse(time.Now())
-			if err != nil {
-				return err
-			}
-			c, err := acct.client()
-			if err != nil {
-				return err
-			}
-			q := client.RunsQuery{Kinds: splitList(kinds), Status: splitList(status), Account: account}
-			list, err := gather(limit, func(cursor string, n int) ([]client.Run, string, error) {
-				q.Cursor, q.Limit = cursor, n
-				return c.Runs(cmd.Context(), q)
-			}, func(r client.Run) (bool, bool) {
-				// The list is newest first: past --since, nothing more is.
-				if !since.IsZero() && r.CreatedAt.Before(since) {
-					return false, true
-				}
-				return until.IsZero() || r.CreatedAt.Before(until), false
-			})
-			if err != nil {
-				return err
-			}
-			return io.render(format, list, runCols...)
-		},
-	}
+			return until.IsZero() || r.CreatedAt.Before(until), false
+		})
+		if err != nil {
+			return err
+		}
+		return io.render(format, list, runCols...)
+	})
 	cmd.Flags().StringSliceVar(&status, "status", nil, "only runs of these statuses: queued, running, waiting, success, failed, partial, cancelled")
 	cmd.Flags().StringSliceVar(&kinds, "kind", nil, "only runs of these kinds: a2e, a2s, agent_workflow")
 	cmd.Flags().StringVar(&account, "account", "", "an admin's: another account's runs (its id), or every account's (*)")
 	cmd.Flags().IntVar(&limit, "limit", 50, "list at most this many")
 	win.register(cmd, "runs created")
-	addOutputFlag(cmd, &output)
-	acct.register(cmd)
 	return cmd
 }
 
 func newRunsGetCmd(io Stdio) *cobra.Command {
-	var acct accountFlags
-	var output string
-	cmd := &cobra.Command{
+	return accountCmd(io, &cobra.Command{
 		Use:   "get ID",
 		Short: "Show a run of any kind and its detail",
 		Long: `Show one run: its summary and, under detail, the run as its kind's own API
@@ -214,59 +218,33 @@ Exit 0 when the run succeeded or has not ended, 1 when it failed, partly
 failed or was cancelled (or the server refused: 404 for an unknown id), 3
 when it waits for a decision.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
-			}
-			c, err := acct.client()
-			if err != nil {
-				return err
-			}
-			r, err := c.Run(cmd.Context(), args[0])
-			if err != nil {
-				return serverError(err)
-			}
-			if err := io.render(format, r, runCols...); err != nil {
-				return err
-			}
-			return statusExit(r.Status)
-		},
-	}
-	addOutputFlag(cmd, &output)
-	acct.register(cmd)
-	return cmd
+	}, func(cmd *cobra.Command, args []string, format string, c *client.Client) error {
+		r, err := c.Run(cmd.Context(), args[0])
+		if err != nil {
+			return serverError(err)
+		}
+		if err := io.render(format, r, runCols...); err != nil {
+			return err
+		}
+		return statusExit(r.Status)
+	})
 }
 
 func newRunsCancelCmd(io Stdio) *cobra.Command {
-	var acct accountFlags
-	var output string
-	cmd := &cobra.Command{
+	return accountCmd(io, &cobra.Command{
 		Use:   "cancel ID",
 		Short: "Cancel a run of any kind that has not ended",
 		Long: `Cancel a run that has not ended, whatever its kind, and print it
 (status cancelled). Exit 0 when cancelled, 1 when the server refused (a run
 already ended is 409, naming its status; an unknown id is 404).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
-			}
-			c, err := acct.client()
-			if err != nil {
-				return err
-			}
-			r, err := c.CancelRun(cmd.Context(), args[0])
-			if err != nil {
-				return serverError(err)
-			}
-			return io.render(format, r, runCols...)
-		},
-	}
-	addOutputFlag(cmd, &output)
-	acct.register(cmd)
-	return cmd
+	}, func(cmd *cobra.Command, args []string, format string, c *client.Client) error {
+		r, err := c.CancelRun(cmd.Context(), args[0])
+		if err != nil {
+			return serverError(err)
+		}
+		return io.render(format, r, runCols...)
+	})
 }
 
 // maxEvents bounds the frames `runs events` gathers into one list.
@@ -275,8 +253,6 @@ const maxEvents = 100000
 // newRunsEventsCmd is `runs events` (the frames as a list) and, live,
 // `runs tail` (each frame as it comes).
 func newRunsEventsCmd(io Stdio, live bool) *cobra.Command {
-	var acct accountFlags
-	var output string
 	var after int64
 	cmd := &cobra.Command{
 		Use:   "events ID [--after N]",
@@ -301,24 +277,16 @@ stream open until it is answered (sluice cap decide) or cancelled.
 Exit 0 when the run succeeded, 1 when it failed, partly failed or was
 cancelled (or the server refused), 3 when it waits for a decision.`
 	}
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, err := io.outputFormat(output)
-		if err != nil {
-			return err
-		}
+	accountCmd(io, cmd, func(cmd *cobra.Command, args []string, format string, c *client.Client) error {
 		if after < 0 {
 			return fail(ExitInvalid, "--after must be 0 or more, got %d", after)
-		}
-		c, err := acct.client()
-		if err != nil {
-			return err
 		}
 		// A table is a line per step; -o json of tail, a line per frame;
 		// otherwise the frames are gathered and printed as one list.
 		p := newProgress(io.Out)
 		gathered := format == outYAML || format == outJSON && !live
 		frames := []json.RawMessage{}
-		_, err = c.RunEvents(cmd.Context(), args[0], after, func(fr client.Frame) error {
+		_, err := c.RunEvents(cmd.Context(), args[0], after, func(fr client.Frame) error {
 			switch {
 			case gathered:
 				if len(frames) == maxEvents {
@@ -345,10 +313,8 @@ cancelled (or the server refused), 3 when it waits for a decision.`
 			return serverError(err)
 		}
 		return statusExit(r.Status)
-	}
+	})
 	cmd.Flags().Int64Var(&after, "after", 0, "only the frames after this sequence number")
-	addOutputFlag(cmd, &output)
-	acct.register(cmd)
 	return cmd
 }
 
@@ -370,10 +336,6 @@ decision, status, latency_ms, error_code, details}, newest first.
 Exit 0 with the records, 1 when the server refused, 2 for a bad flag.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
-			}
 			since, until, err := win.parse(time.Now())
 			if err != nil {
 				return err
@@ -383,7 +345,7 @@ Exit 0 with the records, 1 when the server refused, 2 for a bad flag.`,
 			default:
 				return fail(ExitInvalid, "--decision %q: it is allow, deny or limited", decision)
 			}
-			c, err := af.client()
+			format, c, err := io.start(output, af.client)
 			if err != nil {
 				return err
 			}
@@ -409,10 +371,9 @@ Exit 0 with the records, 1 when the server refused, 2 for a bad flag.`,
 }
 
 func newCapListCmd(io Stdio) *cobra.Command {
-	var acct accountFlags
-	var namespace, output string
+	var namespace string
 	var limit int
-	cmd := &cobra.Command{
+	cmd := accountCmd(io, &cobra.Command{
 		Use:   "list [--namespace NS] [--limit N]",
 		Short: "List the capabilities published on a server, each at its latest version",
 		Long: `List the capabilities of the server's A2S registry (GET /api/v1/a2s/registry),
@@ -421,35 +382,23 @@ namespace and those under it (core lists core and core/weather).
 
 Exit 0 with the list, 1 when the server refused, 2 for a bad flag.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
-			}
-			c, err := acct.client()
-			if err != nil {
-				return err
-			}
-			list, err := gather(limit, func(cursor string, n int) ([]client.CapabilityEntry, string, error) {
-				return c.Capabilities(cmd.Context(), namespace, cursor, n)
-			}, nil)
-			if err != nil {
-				return err
-			}
-			return io.render(format, list, capCols...)
-		},
-	}
+	}, func(cmd *cobra.Command, _ []string, format string, c *client.Client) error {
+		list, err := gather(limit, func(cursor string, n int) ([]client.CapabilityEntry, string, error) {
+			return c.Capabilities(cmd.Context(), namespace, cursor, n)
+		}, nil)
+		if err != nil {
+			return err
+		}
+		return io.render(format, list, capCols...)
+	})
 	cmd.Flags().StringVar(&namespace, "namespace", "", "only this namespace and those under it")
 	cmd.Flags().IntVar(&limit, "limit", 1000, "list at most this many")
-	addOutputFlag(cmd, &output)
-	acct.register(cmd)
 	return cmd
 }
 
 func newCapGetCmd(io Stdio) *cobra.Command {
-	var acct accountFlags
-	var version, output string
-	cmd := &cobra.Command{
+	var version string
+	cmd := accountCmd(io, &cobra.Command{
 		Use:   "get NS/ID [--version CONSTRAINT]",
 		Short: "Show a published capability and its document",
 		Long: `Show one capability of the server's registry with its document: the
@@ -459,34 +408,21 @@ highest version meeting --version (an npm-style constraint: ^1.0.0, ~1.4,
 Exit 0 with the entry, 1 when the server refused (404 lists the versions
 there are), 2 for a bad flag.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
-			}
-			c, err := acct.client()
-			if err != nil {
-				return err
-			}
-			e, err := c.Capability(cmd.Context(), args[0], version)
-			if err != nil {
-				return serverError(err)
-			}
-			return io.render(format, e, capCols...)
-		},
-	}
+	}, func(cmd *cobra.Command, args []string, format string, c *client.Client) error {
+		e, err := c.Capability(cmd.Context(), args[0], version)
+		if err != nil {
+			return serverError(err)
+		}
+		return io.render(format, e, capCols...)
+	})
 	cmd.Flags().StringVar(&version, "version", "", "an npm-style version constraint (default: the latest)")
-	addOutputFlag(cmd, &output)
-	acct.register(cmd)
 	return cmd
 }
 
 func newAgentsRunsCmd(io Stdio) *cobra.Command {
-	var acct accountFlags
 	var status []string
-	var output string
 	var limit int
-	cmd := &cobra.Command{
+	cmd := accountCmd(io, &cobra.Command{
 		Use:   "runs [--status S,...] [--limit N]",
 		Short: "List the account's agent workflow runs, newest first",
 		Long: `List the account's agent workflow runs (GET /api/v1/agent-workflows/runs):
@@ -495,28 +431,17 @@ finished_at}, newest first. sluice runs get ID shows one with its steps.
 
 Exit 0 with the list, 1 when the server refused, 2 for a bad flag.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(output)
-			if err != nil {
-				return err
-			}
-			c, err := acct.client()
-			if err != nil {
-				return err
-			}
-			st := splitList(status)
-			list, err := gather(limit, func(cursor string, n int) ([]client.AgentWorkflowRun, string, error) {
-				return c.AgentWorkflowRuns(cmd.Context(), st, cursor, n)
-			}, nil)
-			if err != nil {
-				return err
-			}
-			return io.render(format, list, awfCols...)
-		},
-	}
+	}, func(cmd *cobra.Command, _ []string, format string, c *client.Client) error {
+		st := splitList(status)
+		list, err := gather(limit, func(cursor string, n int) ([]client.AgentWorkflowRun, string, error) {
+			return c.AgentWorkflowRuns(cmd.Context(), st, cursor, n)
+		}, nil)
+		if err != nil {
+			return err
+		}
+		return io.render(format, list, awfCols...)
+	})
 	cmd.Flags().StringSliceVar(&status, "status", nil, "only runs of these statuses")
 	cmd.Flags().IntVar(&limit, "limit", 50, "list at most this many")
-	addOutputFlag(cmd, &output)
-	acct.register(cmd)
 	return cmd
 }

@@ -123,11 +123,7 @@ replaces it. Prints the knowledge base; exit 1 when the server refuses it.`,
 		Short: "List the knowledge bases (an array of them)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := io.outputFormat(listOut)
-			if err != nil {
-				return err
-			}
-			c, err := af.client()
+			format, c, err := io.start(listOut, af.client)
 			if err != nil {
 				return err
 			}
