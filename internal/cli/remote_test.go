@@ -215,6 +215,19 @@ func TestRunsCommands(t *testing.T) {
 		t.Errorf("--account * as a non-admin: %d %s", code, errOut)
 	}
 
+	// An admin (only SLUICE_ADMIN_KEY set) lists every account's runs.
+	apiKey := os.Getenv("SLUICE_API_KEY")
+	t.Setenv("SLUICE_API_KEY", "")
+	code, out, errOut = sluice(t, "", "runs", "list", "--account", "*")
+	if l := decodeJSON[[]map[string]any](t, "--account *", out); code != 0 || len(l) != 3 {
+		t.Fatalf("--account * as the admin: %d %s %s", code, out, errOut)
+	}
+	code, out, _ = sluice(t, "", "runs", "list")
+	if l := decodeJSON[[]map[string]any](t, "the admin's own", out); code != 0 || len(l) != 0 {
+		t.Fatalf("the admin's own runs: %d %s", code, out)
+	}
+	t.Setenv("SLUICE_API_KEY", apiKey)
+
 	// get: the run and its detail; exit by its status.
 	code, out, _ = sluice(t, "", "runs", "get", ok1)
 	run := decodeJSON[map[string]any](t, "runs get", out)
