@@ -140,10 +140,15 @@ func execRemote(cmd *cobra.Command, io Stdio, file string, f execFlags) error {
 
 // followRun follows an execution's frames until its end: with -o json each
 // frame as a line on stdout, else a progress line per step on progressTo.
-// It returns the execution as it ended.
+// It returns the execution's record, or when that is not final yet (it may
+// be written a moment after the final frame) the final frame's result.
 func followRun(c *client.Client, cmd *cobra.Command, io Stdio, format, id string, progressTo interface{ Write([]byte) (int, error) }) (*client.Execution, error) {
 	p := newProgress(progressTo)
+	var final *streamEnd
 	_, err := c.RunEvents(cmd.Context(), id, 0, func(fr client.Frame) error {
+		if f := finalOf(fr.Data); f != nil {
+			final = f
+		}
 		if format == outJSON {
 			return writeCompact(io, fr.Data)
 		}
@@ -153,11 +158,51 @@ func followRun(c *client.Client, cmd *cobra.Command, io Stdio, format, id string
 	if err != nil {
 		return nil, serverError(err)
 	}
-	ex, err := c.Execution(cmd.Context(), id)
+	rec, err := c.Execution(cmd.Context(), id)
 	if err != nil {
 		return nil, serverError(err)
 	}
-	return ex, nil
+	if rec.Final() || final == nil || final.Kind != "e2a.complete" {
+		return rec, nil // the record, whole (client_execution_id, created_at)
+	}
+	// The record is not final yet: the frame's result over it (the members
+	// the result has replace the record's; the others stay).
+	if err := json.Unmarshal(final.Body.Result, rec); err != nil {
+		return nil, fail(ExitFailed, "the final frame of %s holds no execution: %v", id, err)
+	}
+	return rec, nil
+}
+
+// streamEnd is what the final frame of a run's stream says: an
+// e2a.complete's result (the run as it ended, its status in it) or an
+// e2a.error's message.
+type streamEnd struct {
+	Kind    string `json:"response_kind"`
+	IsFinal bool   `json:"is_final"`
+	Body    struct {
+		Result  json.RawMessage `json:"result"`
+		Message string          `json:"message"`
+	} `json:"body"`
+}
+
+// finalOf decodes a frame if it is the final one (nil otherwise).
+func finalOf(raw json.RawMessage) *streamEnd {
+	var f streamEnd
+	if json.Unmarshal(raw, &f) != nil || !f.IsFinal {
+		return nil
+	}
+	return &f
+}
+
+// status is the run's final status: its result's, failed for an error.
+func (f *streamEnd) status() string {
+	var r struct {
+		Status string `json:"status"`
+	}
+	if f.Kind == "e2a.complete" && json.Unmarshal(f.Body.Result, &r) == nil && r.Status != "" {
+		return r.Status
+	}
+	return "failed"
 }
 
 // writeCompact prints one JSON value on one line (NDJSON).
@@ -176,33 +221,27 @@ func writeCompact(io Stdio, raw json.RawMessage) error {
 // frame says how the run ended; other frames (another kind's events) show
 // their kind.
 func (p *progress) frame(raw json.RawMessage) {
-	var fr struct {
-		Kind    string `json:"response_kind"`
-		IsFinal bool   `json:"is_final"`
-		Body    struct {
-			Delta  json.RawMessage `json:"delta"`
-			Result struct {
-				Status string `json:"status"`
-			} `json:"result"`
-			Message string `json:"message"`
-		} `json:"body"`
-	}
-	if json.Unmarshal(raw, &fr) != nil {
+	if f := finalOf(raw); f != nil {
+		if f.Kind == "e2a.complete" {
+			p.line("■ %s", strings.ToUpper(f.status()))
+		} else {
+			p.line("■ %s: %s", f.Kind, f.Body.Message)
+		}
 		return
 	}
-	if fr.IsFinal {
-		if fr.Body.Result.Status != "" {
-			p.line("■ %s", strings.ToUpper(fr.Body.Result.Status))
-		} else if fr.Body.Message != "" {
-			p.line("■ %s: %s", fr.Kind, fr.Body.Message)
-		}
+	var fr struct {
+		Body struct {
+			Delta json.RawMessage `json:"delta"`
+		} `json:"body"`
+	}
+	if json.Unmarshal(raw, &fr) != nil || len(fr.Body.Delta) == 0 {
 		return
 	}
 	var ev struct {
 		engine.Event
 		Type string `json:"type"`
 	}
-	if len(fr.Body.Delta) == 0 || json.Unmarshal(fr.Body.Delta, &ev) != nil {
+	if json.Unmarshal(fr.Body.Delta, &ev) != nil {
 		return
 	}
 	if ev.Type == "execution.event" {

@@ -164,7 +164,15 @@ func TestRunsCommands(t *testing.T) {
 	ok1 := execID("", flow, "--input", `{"min":2}`, "--id", "r-ok-1")
 	execID("", flow, "--input", `{"min":2}`, "--id", "r-ok-2")
 	failed := execID(failingFlow, "-", "--input", `{"min":2}`, "--id", "r-fail-1", "--async")
-	sluice(t, "", "runs", "tail", failed) // to its end
+	if code, _, errOut := sluice(t, "", "runs", "tail", failed); code != cli.ExitFailed { // to its end
+		t.Fatalf("tail of a failing run: %d %s", code, errOut)
+	}
+	// The record is written just after the final frame: wait for it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if r, err := c.Run(ctx, failed); err == nil && r.Final() || time.Now().After(deadline) {
+			break
+		}
+	}
 
 	// list -o json is an array of the API's own objects.
 	code, out, errOut := sluice(t, "", "runs", "list")

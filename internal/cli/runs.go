@@ -286,7 +286,11 @@ cancelled (or the server refused), 3 when it waits for a decision.`
 		p := newProgress(io.Out)
 		gathered := format == outYAML || format == outJSON && !live
 		frames := []json.RawMessage{}
+		var final *streamEnd
 		_, err := c.RunEvents(cmd.Context(), args[0], after, func(fr client.Frame) error {
+			if f := finalOf(fr.Data); f != nil {
+				final = f
+			}
 			switch {
 			case gathered:
 				if len(frames) == maxEvents {
@@ -307,6 +311,9 @@ cancelled (or the server refused), 3 when it waits for a decision.`
 			if err := io.render(format, frames); err != nil {
 				return err
 			}
+		}
+		if final != nil {
+			return statusExit(final.status()) // the record may be written a moment after it
 		}
 		r, err := c.Run(cmd.Context(), args[0])
 		if err != nil {
