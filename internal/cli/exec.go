@@ -2,11 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -145,7 +147,7 @@ func execRemote(cmd *cobra.Command, io Stdio, file string, f execFlags) error {
 func followRun(c *client.Client, cmd *cobra.Command, io Stdio, format, id string, progressTo interface{ Write([]byte) (int, error) }) (*client.Execution, error) {
 	p := newProgress(progressTo)
 	var final *streamEnd
-	_, err := c.RunEvents(cmd.Context(), id, 0, func(fr client.Frame) error {
+	err := followFrames(cmd.Context(), c, id, 0, func(fr client.Frame) error {
 		if f := finalOf(fr.Data); f != nil {
 			final = f
 		}
@@ -203,6 +205,38 @@ func (f *streamEnd) status() string {
 		return r.Status
 	}
 	return "failed"
+}
+
+// followFrames follows a run's frames after sequence after to its end,
+// through client.RunEvents. A connection that breaks (a proxy's timeout, a
+// gateway restarting) is resumed after the last frame received, a few
+// times with a growing pause, so no frame is lost or shown twice; an
+// answer of the server (*client.Error) or fn's error ends it.
+func followFrames(ctx context.Context, c *client.Client, id string, after int64, fn func(client.Frame) error) error {
+	var fnErr error
+	pause := 200 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		_, err := c.RunEvents(ctx, id, after, func(fr client.Frame) error {
+			if fr.Seq <= after {
+				return nil // sent again after a resume
+			}
+			if fnErr = fn(fr); fnErr != nil {
+				return fnErr
+			}
+			after = fr.Seq
+			return nil
+		})
+		var ce *client.Error
+		if err == nil || fnErr != nil || errors.As(err, &ce) || ctx.Err() != nil || attempt == 4 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause *= 2
+	}
 }
 
 // writeCompact prints one JSON value on one line (NDJSON).

@@ -17,9 +17,10 @@ import (
 // 2 usage and invalid input. A command's own exitError says its code; a
 // server's answer is classed by its HTTP status (400 and 413 are the
 // input's fault: 2); a fault by its kind; a server that cannot be reached
-// gets the hint that lets a person act. What is left are cobra's own
-// errors (unknown command or flag, wrong argument count): usage, 2.
-func exitFor(err error) *exitError {
+// gets the hint that lets a person act. What is left is other: from Main,
+// cobra's own errors (unknown command or flag, wrong argument count), usage
+// (2); from a server call, an answer that could not be read (1).
+func exitFor(err error, other int) *exitError {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee
@@ -47,7 +48,7 @@ func exitFor(err error) *exitError {
 	if errors.As(err, &ue) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &exitError{code: ExitFailed, msg: err.Error()}
 	}
-	return &exitError{code: ExitInvalid, msg: err.Error()}
+	return &exitError{code: other, msg: err.Error()}
 }
 
 // unreachable reports whether err is a request that found no server (no
@@ -69,9 +70,10 @@ func unreachable(err error) (string, bool) {
 	return base, true
 }
 
-// serverError is exitFor for a client call's error (the name the commands
-// use at their calls).
-func serverError(err error) error { return exitFor(err) }
+// serverError is exitFor for a client call's error: one the server's
+// answer does not explain (a stream cut short, a body that is not JSON) is
+// the work failing, 1.
+func serverError(err error) error { return exitFor(err, ExitFailed) }
 
 // statusExit is the exit of a command that reports a run's status: 0 for
 // success (and for a run still queued or running, which has not failed),

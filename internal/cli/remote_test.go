@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"strings"
@@ -423,5 +426,36 @@ func TestUsageErrorsAndHints(t *testing.T) {
 		if code != cli.ExitInvalid || !strings.Contains(errOut, "/api/v1/session") {
 			t.Errorf("session --url %s: %d %s", u, code, errOut)
 		}
+	}
+}
+
+// tail resumes a stream that breaks after the last frame it received: no
+// frame lost, none twice.
+func TestTailResumesABrokenStream(t *testing.T) {
+	var calls []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		after := r.URL.Query().Get("after")
+		calls = append(calls, after)
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch after {
+		case "": // frames 1 and 2, then the connection ends without the end event
+			_, _ = io.WriteString(w, "id: 1\nevent: frame\ndata: {\"sequence\":0,\"is_final\":false}\n\n"+
+				"id: 2\nevent: frame\ndata: {\"sequence\":1,\"is_final\":false}\n\n")
+		case "2": // the server sends frame 2 again, then the final one
+			_, _ = io.WriteString(w, "id: 2\nevent: frame\ndata: {\"sequence\":1,\"is_final\":false}\n\n"+
+				"id: 3\nevent: frame\ndata: {\"sequence\":2,\"is_final\":true,\"response_kind\":\"e2a.complete\",\"body\":{\"result\":{\"status\":\"failed\"}}}\n\n"+
+				"event: end\ndata: {\"run_id\":\"r\",\"frames\":2,\"last_seq\":3,\"ended\":true}\n\n")
+		default:
+			w.WriteHeader(500)
+		}
+	}))
+	defer srv.Close()
+	t.Setenv("SLUICE_URL", srv.URL)
+	t.Setenv("SLUICE_API_KEY", "slk_test")
+	code, out, errOut := sluice(t, "", "runs", "tail", "r", "-o", "json")
+	want := `{"sequence":0,"is_final":false}` + "\n" + `{"sequence":1,"is_final":false}` + "\n" +
+		`{"sequence":2,"is_final":true,"response_kind":"e2a.complete","body":{"result":{"status":"failed"}}}` + "\n"
+	if code != cli.ExitFailed || out != want || len(calls) != 2 || calls[1] != "2" {
+		t.Fatalf("exit %d, calls %q\n%s\n%s", code, calls, out, errOut)
 	}
 }

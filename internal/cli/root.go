@@ -62,7 +62,7 @@ func Main(ctx context.Context, args []string, io Stdio) int {
 	if err == nil {
 		return ExitOK
 	}
-	ee := exitFor(err)
+	ee := exitFor(err, ExitInvalid)
 	if ee.msg != "" {
 		fmt.Fprintln(io.Err, "sluice:", ee.msg)
 	}

@@ -287,7 +287,7 @@ cancelled (or the server refused), 3 when it waits for a decision.`
 		gathered := format == outYAML || format == outJSON && !live
 		frames := []json.RawMessage{}
 		var final *streamEnd
-		_, err := c.RunEvents(cmd.Context(), args[0], after, func(fr client.Frame) error {
+		err := followFrames(cmd.Context(), c, args[0], after, func(fr client.Frame) error {
 			if f := finalOf(fr.Data); f != nil {
 				final = f
 			}
