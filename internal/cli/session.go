@@ -78,11 +78,15 @@ func newSessionCallCmd(io Stdio) *cobra.Command {
 		Short: "Call one tool through a session and print its answer (tool/event lines on stderr with --stream)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			source := "--url"
 			if url == "" {
-				url = os.Getenv("SLUICE_SESSION_URL")
+				url, source = os.Getenv("SLUICE_SESSION_URL"), "SLUICE_SESSION_URL"
 			}
 			if url == "" {
 				url = "ws://127.0.0.1:8080/api/v1/session"
+			}
+			if err := checkSessionURL(source, url); err != nil {
+				return err
 			}
 			k := os.Getenv("SLUICE_API_KEY")
 			if key != "" {
@@ -112,9 +116,6 @@ func newSessionCallCmd(io Stdio) *cobra.Command {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, timeout)
 				defer cancel()
-			}
-			if err := checkSessionURL("--url", url); err != nil {
-				return err
 			}
 			ws, _, err := websocket.Dial(ctx, url, nil)
 			if err != nil {
