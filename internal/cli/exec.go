@@ -117,9 +117,19 @@ func execRemote(cmd *cobra.Command, io Stdio, file string, f execFlags) error {
 	ex, err := c.Execute(ctx, string(doc), opts)
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.Report != nil {
-		// The validation report says what and where: it is the answer.
-		if err := io.render(format, ce.Report); err != nil {
-			return err
+		// The validation report says what and where: it is the answer. A
+		// person reads it a problem a line, whole (a table would cut it).
+		if format != outTable {
+			if err := io.render(format, ce.Report); err != nil {
+				return err
+			}
+			return silent(ExitInvalid)
+		}
+		for _, pr := range ce.Report.Errors {
+			fmt.Fprintln(io.Out, problemLine("error", pr))
+		}
+		for _, pr := range ce.Report.Warnings {
+			fmt.Fprintln(io.Out, problemLine("warning", pr))
 		}
 		return silent(ExitInvalid)
 	}
@@ -205,6 +215,22 @@ func (f *streamEnd) status() string {
 		return r.Status
 	}
 	return "failed"
+}
+
+// problemLine is one problem of a validation report on one line:
+// "error: line 2 big /path: message", with its control characters escaped.
+func problemLine(severity string, p client.Problem) string {
+	where := ""
+	if p.Line > 0 {
+		where += fmt.Sprintf(" line %d", p.Line)
+	}
+	if p.OperationID != "" {
+		where += " " + p.OperationID
+	}
+	if p.Path != "" {
+		where += " " + p.Path
+	}
+	return printable(fmt.Sprintf("%s:%s: %s: %s", severity, where, p.Type, p.Message))
 }
 
 // followFrames follows a run's frames after sequence after to its end,

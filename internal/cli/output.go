@@ -186,10 +186,7 @@ func cell(v any) string {
 		b, _ := json.Marshal(x)
 		s = string(b)
 	}
-	if strings.ContainsFunc(s, unicode.IsControl) {
-		q := fmt.Sprintf("%q", s)
-		s = q[1 : len(q)-1]
-	}
+	s = printable(s)
 	if r := []rune(s); len(r) > maxCell {
 		s = string(r[:maxCell-1]) + "…"
 	}
@@ -197,4 +194,15 @@ func cell(v any) string {
 		return "-"
 	}
 	return s
+}
+
+// printable is s with its control characters escaped (\n, \x1b), and s
+// itself when it has none: what a server sent cannot move the cursor,
+// clear the screen or break a line of the output.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := fmt.Sprintf("%q", s)
+	return q[1 : len(q)-1]
 }

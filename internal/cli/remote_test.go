@@ -84,6 +84,11 @@ func TestExecCommand(t *testing.T) {
 	if code != cli.ExitInvalid || rep.Valid || len(rep.Errors) == 0 || rep.Errors[0].Line != 2 {
 		t.Fatalf("invalid exec: %d %s", code, out)
 	}
+	// On a terminal, a problem a line, whole.
+	code, out, _ = sluiceTTY(t, "exec", writeFile(t, "bad.jsonl", bad))
+	if code != cli.ExitInvalid || !strings.HasPrefix(out, "error: line 2 big ") || !strings.Contains(out, "operator") {
+		t.Fatalf("invalid exec on a terminal: %d %s", code, out)
+	}
 	// Bad input and a missing file: exit 2 naming them.
 	for _, c := range []struct {
 		args []string
