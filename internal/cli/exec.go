@@ -318,7 +318,7 @@ func (p *progress) frame(raw json.RawMessage) {
 func (p *progress) line(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, format+"\n", args...)
+	fmt.Fprintln(p.w, printable(fmt.Sprintf(format, args...)))
 }
 
 // withExecutionID sets the executionId of doc's beginExecution message.
