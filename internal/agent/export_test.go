@@ -26,3 +26,11 @@ func (inv *Invoker) ACPLive(name string) int {
 	}
 	return n
 }
+
+// LowerUpdateLimit makes one call pass on at most n updates until t ends.
+func LowerUpdateLimit(t interface{ Cleanup(func()) }, n int) int {
+	old := updateLimit
+	updateLimit = n
+	t.Cleanup(func() { updateLimit = old })
+	return n
+}
