@@ -52,7 +52,7 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	h.stop = stop
 	go func() {
-		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{promptOf(c.input)}})
+		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: promptOf(c.input)})
 		h.done <- acpAnswer{r, err}
 	}()
 	return inv.acpWait(ctx, c, h)
@@ -121,17 +121,41 @@ func (inv *Invoker) acpWait(ctx context.Context, c *call, h *acpHeld) (json.RawM
 	return run.scrub.ScrubJSON(out), nil
 }
 
-// promptOf is the prompt content of a task's input: the text of
-// {"text": "..."} as it is, else the input's JSON as text.
-func promptOf(input json.RawMessage) acp.ContentBlock {
+// promptOf is the prompt of a task's input: the text of {"text": "..."}
+// as one text block; the content blocks of an input whose "prompt" is a
+// list of ACP content blocks (what `sluice acp` and ACP-shaped callers
+// send), as they are; else the input's JSON as one text block.
+func promptOf(input json.RawMessage) []acp.ContentBlock {
 	var only map[string]json.RawMessage
-	if json.Unmarshal(input, &only) == nil && len(only) == 1 {
+	if json.Unmarshal(input, &only) != nil {
+		return []acp.ContentBlock{acp.TextBlock(string(input))}
+	}
+	if len(only) == 1 {
 		var s string
 		if raw, ok := only["text"]; ok && json.Unmarshal(raw, &s) == nil {
-			return acp.TextBlock(s)
+			return []acp.ContentBlock{acp.TextBlock(s)}
 		}
 	}
-	return acp.TextBlock(string(input))
+	if raw, ok := only["prompt"]; ok {
+		var blocks []acp.ContentBlock
+		if json.Unmarshal(raw, &blocks) == nil && len(blocks) > 0 && validBlocks(blocks) {
+			return blocks
+		}
+	}
+	return []acp.ContentBlock{acp.TextBlock(string(input))}
+}
+
+// validBlocks reports whether every block is one the SDK can send.
+func validBlocks(blocks []acp.ContentBlock) bool {
+	for _, b := range blocks {
+		if b.Validate() != nil {
+			return false
+		}
+		if _, err := json.Marshal(b); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // acpFailure classifies an error of an ACP call. before: the prompt was
