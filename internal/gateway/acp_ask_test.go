@@ -32,7 +32,7 @@ func TestACPAgentAsksPermission(t *testing.T) {
 	id, _ := pending["remoteTaskId"].(string)
 	if last.Kind != e2a.KindError || !strings.HasPrefix(id, "acpperm-") || pending["question"].(map[string]any)["title"] != "rm -rf build" ||
 		!strings.Contains(mustJSON(t, pending["options"]), `{"kind":"allow_once","name":"Allow","optionId":"yes"}`) ||
-		!strings.Contains(mustJSON(t, details["suggestions"]), "remote_task_id") {
+		!strings.Contains(mustJSON(t, details["suggestions"]), `\"input\":{\"optionId\":\"yes\"}`) {
 		t.Fatalf("agent.invoke asked: %s", mustJSON(t, last))
 	}
 	_, frames = postEnvelope(t, s, key, map[string]any{"request_id": "perm-2", "method": "agent.invoke",
