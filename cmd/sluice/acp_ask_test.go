@@ -24,26 +24,13 @@ import (
 // session/request_permission with the agent's options, its choice goes
 // back as the answer, and the turn ends end_turn with the agent's output.
 func TestACPStdioAgentAsksPermission(t *testing.T) {
-	admin := "acp-admin-" + strings.Repeat("b", 32)
-	cfg := config.Defaults()
-	cfg.DataDir = t.TempDir()
-	cfg.AdminKey = config.NewSecret(admin)
-	cfg.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {Command: os.Args[0], Args: []string{"-test.run=^$"},
-		Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
-	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &acpFixture{dir: cfg.DataDir, app: app, srv: httptest.NewServer(app.Server.Handler())}
-	t.Cleanup(f.close)
-	f.post(t, admin, "/api/v1/admin/agents", map[string]any{"name": "coder", "protocol": "acp", "acp": map[string]any{"command": "tester"},
-		"retry_config": map[string]any{"max_retries": 0}}, 201)
-	key := f.post(t, admin, "/api/v1/admin/accounts", map[string]any{"name": "editor", "permissions": map[string]any{
-		"agents": []string{"coder"}}}, 201)["api_key"].(string)
-
+	srv := agentServer(t, func(c *config.Config) {
+		c.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {Command: os.Args[0], Args: []string{"-test.run=^$"},
+			Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
+	}, map[string]any{"name": "coder", "protocol": "acp", "acp": map[string]any{"command": "tester"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ed := startEditor(t, key, "--agent", "coder", "--url", f.srv.URL)
+	ed := startEditor(t, srv.key, "--agent", "coder", "--url", srv.url)
 	ed.Choose("Reject")
 	sid := ed.open(ctx)
 	r, err := ed.prompt(ctx, sid, "permission")
@@ -68,23 +55,17 @@ type askingA2A struct{}
 
 func (askingA2A) Execute(_ context.Context, exec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		if exec.StoredTask != nil {
-			var answer any
-			for _, p := range exec.Message.Parts {
-				if txt := p.Text(); txt != "" {
-					answer = txt
-				} else if d := p.Data(); d != nil {
-					answer = d
-				}
-			}
-			if yield(a2a.NewArtifactEvent(exec, a2a.NewDataPart(map[string]any{"color": answer})), nil) {
-				yield(a2a.NewStatusUpdateEvent(exec, a2a.TaskStateCompleted, nil), nil)
+		if exec.StoredTask == nil {
+			if yield(a2a.NewSubmittedTask(exec, exec.Message), nil) {
+				yield(a2a.NewStatusUpdateEvent(exec, a2a.TaskStateInputRequired,
+					a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which color?"))), nil)
 			}
 			return
 		}
-		if yield(a2a.NewSubmittedTask(exec, exec.Message), nil) {
-			yield(a2a.NewStatusUpdateEvent(exec, a2a.TaskStateInputRequired,
-				a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which color?"))), nil)
+		// sluice acp sends a prompt that answers as a text part.
+		color := exec.Message.Parts[0].Text()
+		if yield(a2a.NewArtifactEvent(exec, a2a.NewDataPart(map[string]any{"color": color})), nil) {
+			yield(a2a.NewStatusUpdateEvent(exec, a2a.TaskStateCompleted, nil), nil)
 		}
 	}
 }
@@ -109,25 +90,10 @@ func TestACPStdioA2AAgentAsksForInput(t *testing.T) {
 		Capabilities:        a2a.AgentCapabilities{Streaming: true},
 		DefaultInputModes:   []string{"application/json"}, DefaultOutputModes: []string{"application/json"}}))
 
-	admin := "acp-admin-" + strings.Repeat("c", 32)
-	cfg := config.Defaults()
-	cfg.DataDir = t.TempDir()
-	cfg.AdminKey = config.NewSecret(admin)
-	cfg.Egress.AllowPrivate = []string{"127.0.0.1"}
-	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &acpFixture{dir: cfg.DataDir, app: app, srv: httptest.NewServer(app.Server.Handler())}
-	t.Cleanup(f.close)
-	f.post(t, admin, "/api/v1/admin/agents", map[string]any{"name": "painter", "protocol": "a2a", "url": remote.URL,
-		"retry_config": map[string]any{"max_retries": 0}}, 201)
-	key := f.post(t, admin, "/api/v1/admin/accounts", map[string]any{"name": "editor", "permissions": map[string]any{
-		"agents": []string{"painter"}}}, 201)["api_key"].(string)
-
+	srv := agentServer(t, nil, map[string]any{"name": "painter", "protocol": "a2a", "url": remote.URL})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ed := startEditor(t, key, "--agent", "painter", "--url", f.srv.URL)
+	ed := startEditor(t, srv.key, "--agent", "painter", "--url", srv.url)
 	sid := ed.open(ctx)
 	if r, err := ed.prompt(ctx, sid, "paint the fence"); err != nil || r.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v\nstderr:\n%s", r, err, ed.stderr)
@@ -144,4 +110,33 @@ func TestACPStdioA2AAgentAsksForInput(t *testing.T) {
 	if len(ed.Asked()) != 0 {
 		t.Fatalf("a question without options was a permission request: %+v", ed.Asked())
 	}
+}
+
+// served is a server's URL and the key of an account granted its agent.
+type served struct{ key, url string }
+
+// agentServer is a sluice on a data directory of its own (its config
+// changed by change) with the agent entry registered (no retries) and an
+// account granted it.
+func agentServer(t *testing.T, change func(*config.Config), entry map[string]any) served {
+	t.Helper()
+	admin := "acp-admin-" + strings.Repeat("b", 32)
+	cfg := config.Defaults()
+	cfg.DataDir = t.TempDir()
+	cfg.AdminKey = config.NewSecret(admin)
+	cfg.Egress.AllowPrivate = []string{"127.0.0.1"}
+	if change != nil {
+		change(&cfg)
+	}
+	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &acpFixture{dir: cfg.DataDir, app: app, srv: httptest.NewServer(app.Server.Handler())}
+	t.Cleanup(f.close)
+	entry["retry_config"] = map[string]any{"max_retries": 0}
+	f.post(t, admin, "/api/v1/admin/agents", entry, http.StatusCreated)
+	key := f.post(t, admin, "/api/v1/admin/accounts", map[string]any{"name": "editor", "permissions": map[string]any{
+		"agents": []string{entry["name"].(string)}}}, http.StatusCreated)["api_key"].(string)
+	return served{key: key, url: f.srv.URL}
 }
