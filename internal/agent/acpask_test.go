@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -115,5 +116,31 @@ func TestACPPermissionExpires(t *testing.T) {
 	_, err = e.answer("asker", p.TaskID, `{"answer":"yes"}`, nil)
 	if fe, ok := fault.As(err); !ok || fe.Kind != fault.NotFound || !strings.Contains(fe.Message, "expired") || !strings.Contains(fe.Message, "agents.acp.pending_timeout") {
 		t.Fatalf("late answer: %v", err)
+	}
+}
+
+// A process that dies while its permission request waits: the answer is
+// told so, and the next call starts another process.
+func TestACPPermissionProcessDied(t *testing.T) {
+	e := acpEnv(t, t.TempDir(), nil)
+	e.registerACP(t, "asker", asks)
+	p := e.ask(t, "asker")
+	in, _ := p.Question.(map[string]any)["toolCall"].(map[string]any)["rawInput"].(map[string]any)
+	pid, _ := in["pid"].(float64)
+	proc, err := os.FindProcess(int(pid))
+	if pid == 0 || err != nil {
+		t.Fatalf("no pid in %#v: %v", p.Question, err)
+	}
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// Whether the answer finds the process gone, or is sent as it dies,
+	// the caller is told the process ended.
+	_, err = e.answer("asker", p.TaskID, `{"optionId":"yes"}`, nil)
+	if fe, ok := fault.As(err); !ok || fe.Kind != fault.Upstream || !strings.Contains(fe.Message, "its process ended") {
+		t.Fatalf("an answer after the process died: %v", err)
+	}
+	if got, err := e.say(t, ctx, "asker", "hi"); err != nil || got != "echo: hi" {
+		t.Fatalf("after the death: %q %v", got, err)
 	}
 }
