@@ -8,6 +8,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -15,8 +16,13 @@ import (
 // or started), a new session in its working directory, and one prompt
 // whose text is the task's input. Failures before the prompt is sent are
 // retried by the entry's retry_config; once the agent has the prompt it may
-// have acted (written files), so a failure then is not retried.
+// have acted (written files), so a failure then is not retried. A call
+// with a continuation answers a permission request that an earlier call
+// left open (acpAnswer) instead.
 func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMessage, *result) {
+	if cont, ok := op.AgentContinuationFrom(ctx); ok {
+		return inv.acpAnswer(ctx, c, cont.TaskID)
+	}
 	run, fe := acpRunOf(inv.o.Registry.o.ACP.Commands, c.entry)
 	if fe != nil {
 		return nil, &result{err: fe}
@@ -26,54 +32,69 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	if res != nil {
 		return nil, res
 	}
-	defer inv.acp.release(p)
-
 	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout)
 	defer cancel()
 	sess, err := p.conn.NewSession(actx, acp.NewSessionRequest{Cwd: run.cwd, McpServers: []acp.McpServer{}})
 	if err != nil {
-		return nil, inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
+		r := inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
+		inv.acp.release(p)
+		return nil, r
 	}
-	turn := &acpTurn{session: sess.SessionId, max: inv.o.MaxResponseBytes, scrub: run.scrub, updates: newUpdater(ctx, run.scrub)}
+	turn := newACPTurn(sess.SessionId, inv.o.MaxResponseBytes, run.scrub, newUpdater(ctx, run.scrub))
 	p.client.setTurn(turn)
-	defer p.client.setTurn(nil)
 	inv.o.Logger.Debug("calling ACP agent", "agent", c.name, "taskId", c.taskID, "attempt", n, "session", string(sess.SessionId))
 
 	// The prompt runs on a context of its own, so that a caller who gives
 	// up (or the timeout) can send session/cancel and still read the turn's
-	// end, as ACP asks of a client.
-	type answer struct {
-		r   acp.PromptResponse
-		err error
-	}
-	done := make(chan answer, 1)
+	// end, as ACP asks of a client; and so that the turn outlives a call
+	// that ends on a permission request asked of its caller.
+	h := &acpHeld{agent: c.name, p: p, run: run, turn: turn, done: make(chan acpAnswer, 1)}
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
+	h.stop = stop
 	go func() {
-		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{promptOf(c.input)}})
-		done <- answer{r, err}
+		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: promptOf(c.input)})
+		h.done <- acpAnswer{r, err}
 	}()
-	var a answer
+	return inv.acpWait(ctx, c, h)
+}
+
+// acpAnswer is how a turn's prompt ended.
+type acpAnswer struct {
+	r   acp.PromptResponse
+	err error
+}
+
+// acpWait follows the turn of h for call c until it ends (its output, or
+// why it failed: the process is then given back) or the agent asks a
+// permission of the caller (the call ends with the question; the turn and
+// its process stay held for the answer). The entry's timeout bounds each
+// call's part of the turn.
+func (inv *Invoker) acpWait(ctx context.Context, c *call, h *acpHeld) (json.RawMessage, *result) {
+	p, run, turn := h.p, h.run, h.turn
+	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout)
+	defer cancel()
+	held := false
+	defer func() {
+		if !held {
+			h.end(inv.acp)
+		}
+	}()
+	var a acpAnswer
 	select {
-	case a = <-done:
+	case a = <-h.done:
+	case q := <-turn.asks:
+		held = true
+		return nil, inv.acpHold(c, h, q)
 	case <-p.exited:
 		select {
-		case a = <-done:
+		case a = <-h.done:
 		case <-time.After(100 * time.Millisecond):
 			a.err = context.Canceled
 		}
 	case <-actx.Done():
-		_ = p.conn.Cancel(context.WithoutCancel(ctx), acp.CancelNotification{SessionId: sess.SessionId})
-		select {
-		case a = <-done:
-		case <-time.After(acpCancelWait):
-			// An agent that does not end its turn is stopped: its session
-			// would hold the process forever.
-			inv.o.Logger.Warn("ACP agent did not end its turn after session/cancel; its process is stopped", "agent", c.name)
-			p.stop()
-			a.err = actx.Err()
-		}
-		if a.err == nil && a.r.StopReason == acp.StopReasonCancelled || a.err != nil {
+		// An answer that raced the cancel (the agent ended its turn
+		// anyway) is the call's output.
+		if a = h.cancelTurn(ctx, inv.o.Logger); a.err != nil || a.r.StopReason == acp.StopReasonCancelled {
 			return nil, inv.acpFailure(ctx, actx, c, p, run, "", actx.Err(), false)
 		}
 	}
@@ -100,17 +121,41 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	return run.scrub.ScrubJSON(out), nil
 }
 
-// promptOf is the prompt content of a task's input: the text of
-// {"text": "..."} as it is, else the input's JSON as text.
-func promptOf(input json.RawMessage) acp.ContentBlock {
+// promptOf is the prompt of a task's input: the text of {"text": "..."}
+// as one text block; the content blocks of an input whose "prompt" is a
+// list of ACP content blocks (what `sluice acp` and ACP-shaped callers
+// send), as they are; else the input's JSON as one text block.
+func promptOf(input json.RawMessage) []acp.ContentBlock {
 	var only map[string]json.RawMessage
-	if json.Unmarshal(input, &only) == nil && len(only) == 1 {
+	if json.Unmarshal(input, &only) != nil {
+		return []acp.ContentBlock{acp.TextBlock(string(input))}
+	}
+	if len(only) == 1 {
 		var s string
 		if raw, ok := only["text"]; ok && json.Unmarshal(raw, &s) == nil {
-			return acp.TextBlock(s)
+			return []acp.ContentBlock{acp.TextBlock(s)}
 		}
 	}
-	return acp.TextBlock(string(input))
+	if raw, ok := only["prompt"]; ok {
+		var blocks []acp.ContentBlock
+		if json.Unmarshal(raw, &blocks) == nil && len(blocks) > 0 && validBlocks(blocks) {
+			return blocks
+		}
+	}
+	return []acp.ContentBlock{acp.TextBlock(string(input))}
+}
+
+// validBlocks reports whether every block is one the SDK can send.
+func validBlocks(blocks []acp.ContentBlock) bool {
+	for _, b := range blocks {
+		if b.Validate() != nil {
+			return false
+		}
+		if _, err := json.Marshal(b); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // acpFailure classifies an error of an ACP call. before: the prompt was

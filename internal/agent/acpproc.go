@@ -84,6 +84,8 @@ type acpPool struct {
 	o   config.ACP
 	log *slog.Logger
 
+	held *acpHeldSet // turns left open on a permission request asked of the caller
+
 	mu     sync.Mutex
 	procs  []*acpProc
 	closed bool // Close was called: no process starts again
@@ -99,10 +101,13 @@ func newACPPool(o config.ACP, log *slog.Logger) *acpPool {
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 10 * time.Second
 	}
+	if o.PendingTimeout <= 0 {
+		o.PendingTimeout = 10 * time.Minute
+	}
 	if o.MaxStderrBytes < 0 {
 		o.MaxStderrBytes = 0
 	}
-	return &acpPool{o: o, log: log}
+	return &acpPool{o: o, log: log, held: newACPHeldSet()}
 }
 
 // acpRun is what a call of an acp entry runs: the allowlisted program,
