@@ -51,7 +51,7 @@ func newTalker(t *testing.T) *talker {
 		body, _ := readAll(r)
 		_ = json.Unmarshal(body, &call)
 		if call.Method == "SubscribeToTask" {
-			w = &firstWriter{ResponseWriter: w, ch: a.subscribed(call.Params.ID)}
+			w = &firstWriter{ResponseWriter: w, signal: func() { a.markSubscribed(call.Params.ID) }}
 		}
 		rpc.ServeHTTP(w, r)
 	})
@@ -71,6 +71,20 @@ func (a *talker) subscribed(id string) chan struct{} {
 		a.subs[id] = ch
 	}
 	return ch
+}
+
+// markSubscribed closes id's channel unless it is closed already: a task
+// may be subscribed to again (a client that falls back after its stream
+// broke).
+func (a *talker) markSubscribed(id string) {
+	ch := a.subscribed(id)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
 }
 
 func (a *talker) Execute(ctx context.Context, exec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
@@ -154,17 +168,17 @@ func (a *talker) cancels() int {
 	return len(a.cancelled)
 }
 
-// firstWriter closes ch once the response is first written: a2a-go's
+// firstWriter calls signal once the response is first written: a2a-go's
 // server reads a subscribed task's events from then on.
 type firstWriter struct {
 	http.ResponseWriter
-	ch   chan struct{}
-	once sync.Once
+	signal func()
+	once   sync.Once
 }
 
 func (w *firstWriter) Write(b []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(b)
-	w.once.Do(func() { close(w.ch) })
+	w.once.Do(w.signal)
 	return n, err
 }
 
