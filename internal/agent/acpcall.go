@@ -8,12 +8,14 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
 // acpAttempt is one attempt of an ACP call: a process of the agent (kept,
-// or started), a new session in its working directory, and one prompt
-// whose text is the task's input. Failures before the prompt is sent are
+// or started), a new session in its working directory (or, for a call of a
+// conversation, the conversation's session once it has one), and one
+// prompt whose text is the task's input. Failures before the prompt is sent are
 // retried by the entry's retry_config; once the agent has the prompt it may
 // have acted (written files), so a failure then is not retried.
 func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMessage, *result) {
@@ -22,22 +24,32 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 		return nil, &result{err: fe}
 	}
 	c.scrub = run.scrub
-	p, res := inv.acp.acquire(c, run, inv.o.MaxResponseBytes)
+	conv := op.AgentConversationFrom(ctx)
+	// The entry's timeout bounds the wait for a busy conversation and the
+	// turn together: a caller waits no longer than one call would take.
+	p, waited, res := inv.acp.acquire(ctx, c, run, inv.o.MaxResponseBytes, conv, c.entry.Timeout)
 	if res != nil {
 		return nil, res
 	}
 	defer inv.acp.release(p)
 
-	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout)
+	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout-waited)
 	defer cancel()
-	sess, err := p.conn.NewSession(actx, acp.NewSessionRequest{Cwd: run.cwd, McpServers: []acp.McpServer{}})
-	if err != nil {
-		return nil, inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
+	sid := p.session
+	if sid == "" {
+		sess, err := p.conn.NewSession(actx, acp.NewSessionRequest{Cwd: run.cwd, McpServers: []acp.McpServer{}})
+		if err != nil {
+			return nil, inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
+		}
+		sid = sess.SessionId
+		if conv != "" {
+			p.session = sid // the conversation's next call prompts it again
+		}
 	}
-	turn := &acpTurn{session: sess.SessionId, max: inv.o.MaxResponseBytes, scrub: run.scrub, updates: newUpdater(ctx, run.scrub)}
+	turn := &acpTurn{session: sid, max: inv.o.MaxResponseBytes, scrub: run.scrub, updates: newUpdater(ctx, run.scrub)}
 	p.client.setTurn(turn)
 	defer p.client.setTurn(nil)
-	inv.o.Logger.Debug("calling ACP agent", "agent", c.name, "taskId", c.taskID, "attempt", n, "session", string(sess.SessionId))
+	inv.o.Logger.Debug("calling ACP agent", "agent", c.name, "taskId", c.taskID, "attempt", n, "session", string(sid), "conversation", conv != "")
 
 	// The prompt runs on a context of its own, so that a caller who gives
 	// up (or the timeout) can send session/cancel and still read the turn's
@@ -50,7 +62,7 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	go func() {
-		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{promptOf(c.input)}})
+		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{promptOf(c.input)}})
 		done <- answer{r, err}
 	}()
 	var a answer
@@ -63,7 +75,7 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 			a.err = context.Canceled
 		}
 	case <-actx.Done():
-		_ = p.conn.Cancel(context.WithoutCancel(ctx), acp.CancelNotification{SessionId: sess.SessionId})
+		_ = p.conn.Cancel(context.WithoutCancel(ctx), acp.CancelNotification{SessionId: sid})
 		select {
 		case a = <-done:
 		case <-time.After(acpCancelWait):
@@ -155,7 +167,7 @@ func (inv *Invoker) acpCheck(e agenthttp.Entry, h *Health) {
 		return
 	}
 	start := time.Now()
-	p, res := inv.acp.acquire(&call{name: e.Name, entry: e, scrub: run.scrub}, run, inv.o.MaxResponseBytes)
+	p, _, res := inv.acp.acquire(context.Background(), &call{name: e.Name, entry: e, scrub: run.scrub}, run, inv.o.MaxResponseBytes, "", 0)
 	h.LatencyMs = time.Since(start).Milliseconds()
 	if res != nil {
 		h.Error = res.err.Message
