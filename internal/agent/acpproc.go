@@ -98,6 +98,7 @@ type acpPool struct {
 	procs  []*acpProc
 	closed bool          // Close was called: no process starts again
 	freed  chan struct{} // closed (and replaced) when a process is given back: calls waiting for a busy conversation look again
+	queued int           // calls waiting for a busy conversation (tests read it)
 }
 
 func newACPPool(o config.ACP, log *slog.Logger) *acpPool {
@@ -235,21 +236,32 @@ func (pl *acpPool) acquire(ctx context.Context, c *call, run *acpRun, fsMax int,
 		}
 		if held {
 			freed := pl.freed
+			pl.queued++
 			pl.mu.Unlock()
 			if timer == nil {
 				timer = time.NewTimer(wait)
 			}
+			var left, timedOut bool
 			select {
 			case <-freed:
-				continue
 			case <-ctx.Done():
+				left = true
+			case <-timer.C:
+				timedOut = true
+			}
+			pl.mu.Lock()
+			pl.queued--
+			pl.mu.Unlock()
+			switch {
+			case left:
 				return nil, 0, &result{err: fault.New(fault.Unavailable, "the call to agent %s ended while it waited for the earlier call of its conversation to end", c.name).
 					WithDetail("agent", c.name).WithCause(ctx.Err())}
-			case <-timer.C:
+			case timedOut:
 				return nil, 0, &result{err: fault.New(fault.Unavailable, "agent %s: another call of this conversation (context_id) was still running after this call's timeout of %s; a conversation takes one call at a time",
 					c.name, wait).WithDetail("agent", c.name).
 					WithSuggestions("Wait for the conversation's call to end, or call without context_id (a new conversation)")}
 			}
+			continue
 		}
 		if len(pl.procs) >= pl.o.MaxProcesses {
 			// The idle process used longest ago makes room (a conversation's

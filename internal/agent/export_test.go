@@ -26,3 +26,10 @@ func (inv *Invoker) ACPLive(name string) int {
 	}
 	return n
 }
+
+// ACPQueued counts the calls waiting for a busy conversation.
+func (inv *Invoker) ACPQueued() int {
+	inv.acp.mu.Lock()
+	defer inv.acp.mu.Unlock()
+	return inv.acp.queued
+}

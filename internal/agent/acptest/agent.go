@@ -14,7 +14,8 @@
 //	terminal         terminal/create: "error: ..." when refused
 //	permission       session/request_permission with allow_once and
 //	                 reject_once options: the option chosen, or "cancelled"
-//	wait             waits for session/cancel; stopReason cancelled
+//	wait             the thought "waiting", then waits for session/cancel;
+//	                 stopReason cancelled
 //	crash            exits with status 3 in the middle of the turn
 //	refuse           stopReason refusal
 //	stderr N         writes N lines of "noise" to stderr, then "done"
@@ -72,6 +73,8 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 }
 
 func (a *agent) NewSession(context.Context, acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.n++
 	return acp.NewSessionResponse{SessionId: acp.SessionId(fmt.Sprintf("s%d", a.n))}, nil
 }
@@ -155,6 +158,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		}
 		return reply("cancelled")
 	case "wait":
+		// A thought first, so a test knows the turn is under way.
+		a.say(ctx, p.SessionId, acp.UpdateAgentThoughtText("waiting"))
 		<-ctx.Done()
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case "crash":
