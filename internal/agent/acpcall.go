@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -62,7 +63,7 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	go func() {
-		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{promptOf(c.input)}})
+		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sid, Prompt: promptOf(c.input)})
 		done <- answer{r, err}
 	}()
 	var a answer
@@ -112,17 +113,50 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	return run.scrub.ScrubJSON(out), nil
 }
 
-// promptOf is the prompt content of a task's input: the text of
-// {"text": "..."} as it is, else the input's JSON as text.
-func promptOf(input json.RawMessage) acp.ContentBlock {
+// promptOf is the prompt content of a task's input: the ACP content blocks
+// of an input whose prompt member holds them (what `sluice acp` sends for
+// an editor's prompt: ACP in, ACP out), else the text of {"text": "..."}
+// as it is, else the input's JSON as text.
+func promptOf(input json.RawMessage) []acp.ContentBlock {
 	var only map[string]json.RawMessage
-	if json.Unmarshal(input, &only) == nil && len(only) == 1 {
+	if json.Unmarshal(input, &only) != nil {
+		return []acp.ContentBlock{acp.TextBlock(string(input))}
+	}
+	if blocks, ok := acpBlocks(only["prompt"]); ok {
+		return blocks
+	}
+	if len(only) == 1 {
 		var s string
 		if raw, ok := only["text"]; ok && json.Unmarshal(raw, &s) == nil {
-			return acp.TextBlock(s)
+			return []acp.ContentBlock{acp.TextBlock(s)}
 		}
 	}
-	return acp.TextBlock(string(input))
+	return []acp.ContentBlock{acp.TextBlock(string(input))}
+}
+
+// acpBlockKinds are the types of ACP content blocks.
+var acpBlockKinds = []string{"text", "image", "audio", "resource_link", "resource"}
+
+// acpBlocks reads raw as a non-empty array of ACP content blocks. Only
+// blocks of ACP's kinds: the SDK reads a block of another type as empty
+// text, which would lose what the caller sent.
+func acpBlocks(raw json.RawMessage) ([]acp.ContentBlock, bool) {
+	var kinds []struct {
+		Type string `json:"type"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &kinds) != nil || len(kinds) == 0 {
+		return nil, false
+	}
+	for _, k := range kinds {
+		if !slices.Contains(acpBlockKinds, k.Type) {
+			return nil, false
+		}
+	}
+	var blocks []acp.ContentBlock
+	if json.Unmarshal(raw, &blocks) != nil || slices.Contains(blocks, acp.ContentBlock{}) {
+		return nil, false
+	}
+	return blocks, true
 }
 
 // acpFailure classifies an error of an ACP call. before: the prompt was
