@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/sluicehq/sluice/internal/fault"
 )
@@ -104,7 +105,8 @@ func AgentConversationKey(account, id string) string {
 	if id == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(account + "\x00" + id))
+	// The account's length first: no account and id run into another pair.
+	sum := sha256.Sum256([]byte(strconv.Itoa(len(account)) + ":" + account + id))
 	return "conv-" + hex.EncodeToString(sum[:])
 }
 
