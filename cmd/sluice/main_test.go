@@ -16,7 +16,7 @@ import (
 // TestStartupFailureExit: the process's exit code and stderr are then the
 // command's, panics included.
 func TestMain(m *testing.M) {
-	agentacp.ServeIfAsked() // the test binary as an ACP agent behind sluice (acpconv_test.go)
+	agentacp.ServeIfAsked() // the test binary as an ACP agent behind sluice (acp_ask_test.go)
 	if os.Getenv(baselineEnv) != "" {
 		serveBaselineMCP()
 		return

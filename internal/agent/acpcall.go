@@ -18,75 +18,95 @@ import (
 // conversation, the conversation's session once it has one), and one
 // prompt whose text is the task's input. Failures before the prompt is sent are
 // retried by the entry's retry_config; once the agent has the prompt it may
-// have acted (written files), so a failure then is not retried.
+// have acted (written files), so a failure then is not retried. A call
+// with a continuation answers a permission request that an earlier call
+// left open (acpAnswer) instead.
 func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMessage, *result) {
+	if cont, ok := op.AgentContinuationFrom(ctx); ok {
+		return inv.acpAnswer(ctx, c, cont.TaskID)
+	}
 	run, fe := acpRunOf(inv.o.Registry.o.ACP.Commands, c.entry)
 	if fe != nil {
 		return nil, &result{err: fe}
 	}
 	c.scrub = run.scrub
 	conv := op.AgentConversationFrom(ctx)
-	// The entry's timeout bounds the wait for a busy conversation and the
-	// turn together: a caller waits no longer than one call would take.
-	p, waited, res := inv.acp.acquire(ctx, c, run, inv.o.MaxResponseBytes, conv, c.entry.Timeout)
+	// The entry's timeout bounds the wait for a busy conversation; the
+	// turn then has a timeout of its own (acpWait).
+	p, _, res := inv.acp.acquire(ctx, c, run, inv.o.MaxResponseBytes, conv, c.entry.Timeout)
 	if res != nil {
 		return nil, res
 	}
-	defer inv.acp.release(p)
-
-	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout-waited)
+	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout)
 	defer cancel()
 	sid := p.session
 	if sid == "" {
 		sess, err := p.conn.NewSession(actx, acp.NewSessionRequest{Cwd: run.cwd, McpServers: []acp.McpServer{}})
 		if err != nil {
-			return nil, inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
+			r := inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
+			inv.acp.release(p)
+			return nil, r
 		}
 		sid = sess.SessionId
 		if conv != "" {
 			p.session = sid // the conversation's next call prompts it again
 		}
 	}
-	turn := &acpTurn{session: sid, max: inv.o.MaxResponseBytes, scrub: run.scrub, updates: newUpdater(ctx, run.scrub)}
+	turn := newACPTurn(sid, inv.o.MaxResponseBytes, run.scrub, newUpdater(ctx, run.scrub))
 	p.client.setTurn(turn)
-	defer p.client.setTurn(nil)
 	inv.o.Logger.Debug("calling ACP agent", "agent", c.name, "taskId", c.taskID, "attempt", n, "session", string(sid), "conversation", conv != "")
 
 	// The prompt runs on a context of its own, so that a caller who gives
 	// up (or the timeout) can send session/cancel and still read the turn's
-	// end, as ACP asks of a client.
-	type answer struct {
-		r   acp.PromptResponse
-		err error
-	}
-	done := make(chan answer, 1)
+	// end, as ACP asks of a client; and so that the turn outlives a call
+	// that ends on a permission request asked of its caller.
+	h := &acpHeld{agent: c.name, p: p, run: run, turn: turn, done: make(chan acpAnswer, 1)}
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
+	h.stop = stop
 	go func() {
 		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sid, Prompt: promptOf(c.input)})
-		done <- answer{r, err}
+		h.done <- acpAnswer{r, err}
 	}()
-	var a answer
+	return inv.acpWait(ctx, c, h)
+}
+
+// acpAnswer is how a turn's prompt ended.
+type acpAnswer struct {
+	r   acp.PromptResponse
+	err error
+}
+
+// acpWait follows the turn of h for call c until it ends (its output, or
+// why it failed: the process is then given back) or the agent asks a
+// permission of the caller (the call ends with the question; the turn and
+// its process stay held for the answer). The entry's timeout bounds each
+// call's part of the turn.
+func (inv *Invoker) acpWait(ctx context.Context, c *call, h *acpHeld) (json.RawMessage, *result) {
+	p, run, turn := h.p, h.run, h.turn
+	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout)
+	defer cancel()
+	held := false
+	defer func() {
+		if !held {
+			h.end(inv.acp)
+		}
+	}()
+	var a acpAnswer
 	select {
-	case a = <-done:
+	case a = <-h.done:
+	case q := <-turn.asks:
+		held = true
+		return nil, inv.acpHold(c, h, q)
 	case <-p.exited:
 		select {
-		case a = <-done:
+		case a = <-h.done:
 		case <-time.After(100 * time.Millisecond):
 			a.err = context.Canceled
 		}
 	case <-actx.Done():
-		_ = p.conn.Cancel(context.WithoutCancel(ctx), acp.CancelNotification{SessionId: sid})
-		select {
-		case a = <-done:
-		case <-time.After(acpCancelWait):
-			// An agent that does not end its turn is stopped: its session
-			// would hold the process forever.
-			inv.o.Logger.Warn("ACP agent did not end its turn after session/cancel; its process is stopped", "agent", c.name)
-			p.stop()
-			a.err = actx.Err()
-		}
-		if a.err == nil && a.r.StopReason == acp.StopReasonCancelled || a.err != nil {
+		// An answer that raced the cancel (the agent ended its turn
+		// anyway) is the call's output.
+		if a = h.cancelTurn(ctx, inv.o.Logger); a.err != nil || a.r.StopReason == acp.StopReasonCancelled {
 			return nil, inv.acpFailure(ctx, actx, c, p, run, "", actx.Err(), false)
 		}
 	}
@@ -113,22 +133,25 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	return run.scrub.ScrubJSON(out), nil
 }
 
-// promptOf is the prompt content of a task's input: the ACP content blocks
-// of an input whose prompt member holds them (what `sluice acp` sends for
-// an editor's prompt: ACP in, ACP out), else the text of {"text": "..."}
-// as it is, else the input's JSON as text.
+// promptOf is the prompt of a task's input: the text of {"text": "..."}
+// as one text block; the content blocks of an input whose "prompt" is a
+// list of ACP content blocks (what `sluice acp` and ACP-shaped callers
+// send), as they are; else the input's JSON as one text block.
 func promptOf(input json.RawMessage) []acp.ContentBlock {
 	var only map[string]json.RawMessage
 	if json.Unmarshal(input, &only) != nil {
 		return []acp.ContentBlock{acp.TextBlock(string(input))}
 	}
-	if blocks, ok := acpBlocks(only["prompt"]); ok {
-		return blocks
-	}
 	if len(only) == 1 {
 		var s string
 		if raw, ok := only["text"]; ok && json.Unmarshal(raw, &s) == nil {
 			return []acp.ContentBlock{acp.TextBlock(s)}
+		}
+	}
+	if raw, ok := only["prompt"]; ok {
+		var blocks []acp.ContentBlock
+		if knownKinds(raw) && json.Unmarshal(raw, &blocks) == nil && len(blocks) > 0 && validBlocks(blocks) {
+			return blocks
 		}
 	}
 	return []acp.ContentBlock{acp.TextBlock(string(input))}
@@ -137,26 +160,35 @@ func promptOf(input json.RawMessage) []acp.ContentBlock {
 // acpBlockKinds are the types of ACP content blocks.
 var acpBlockKinds = []string{"text", "image", "audio", "resource_link", "resource"}
 
-// acpBlocks reads raw as a non-empty array of ACP content blocks. Only
-// blocks of ACP's kinds: the SDK reads a block of another type as empty
-// text, which would lose what the caller sent.
-func acpBlocks(raw json.RawMessage) ([]acp.ContentBlock, bool) {
+// knownKinds reports whether raw is an array of objects whose types are all
+// ACP's: the SDK reads a block of another type as empty text, which would
+// lose what the caller sent.
+func knownKinds(raw json.RawMessage) bool {
 	var kinds []struct {
 		Type string `json:"type"`
 	}
-	if len(raw) == 0 || json.Unmarshal(raw, &kinds) != nil || len(kinds) == 0 {
-		return nil, false
+	if json.Unmarshal(raw, &kinds) != nil {
+		return false
 	}
 	for _, k := range kinds {
 		if !slices.Contains(acpBlockKinds, k.Type) {
-			return nil, false
+			return false
 		}
 	}
-	var blocks []acp.ContentBlock
-	if json.Unmarshal(raw, &blocks) != nil || slices.Contains(blocks, acp.ContentBlock{}) {
-		return nil, false
+	return true
+}
+
+// validBlocks reports whether every block is one the SDK can send.
+func validBlocks(blocks []acp.ContentBlock) bool {
+	for _, b := range blocks {
+		if b.Validate() != nil {
+			return false
+		}
+		if _, err := json.Marshal(b); err != nil {
+			return false
+		}
 	}
-	return blocks, true
+	return true
 }
 
 // acpFailure classifies an error of an ACP call. before: the prompt was

@@ -33,8 +33,12 @@ type acpClient struct {
 	turn *acpTurn // the call under way, nil between calls
 }
 
-// acpTurn is one call's state: its session, the text collected, its
-// updates' listener.
+// acpTurn is one prompt turn's state: its session, the text collected,
+// its updates' listener (the call that follows the turn now: a turn held
+// on a permission request has none until the answer's call takes it), the
+// permission requests to hand to that call (asks), and given, closed when
+// sluice gives the turn up, which answers any request still open
+// cancelled.
 type acpTurn struct {
 	session  acp.SessionId
 	max      int
@@ -43,13 +47,33 @@ type acpTurn struct {
 	text     strings.Builder
 	overflow bool
 	updates  *updater
+	asks     chan *acpAsk
+	given    chan struct{}
+	giveOnce sync.Once
+}
+
+func newACPTurn(id acp.SessionId, max int, scrub *redact.Redactor, u *updater) *acpTurn {
+	return &acpTurn{session: id, max: max, scrub: scrub, updates: u, asks: make(chan *acpAsk, 1), given: make(chan struct{})}
 }
 
 func (t *acpTurn) emit(kind string, delta any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.updates.emit(kind, delta)
+	if t.updates != nil {
+		t.updates.emit(kind, delta)
+	}
 }
+
+// listen makes u the turn's listener (nil: none).
+func (t *acpTurn) listen(u *updater) {
+	t.mu.Lock()
+	t.updates = u
+	t.mu.Unlock()
+}
+
+// giveUp answers every permission request of the turn, open or to come,
+// cancelled.
+func (t *acpTurn) giveUp() { t.giveOnce.Do(func() { close(t.given) }) }
 
 func (c *acpClient) setTurn(t *acpTurn) {
 	c.mu.Lock()
@@ -128,11 +152,19 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	return nil
 }
 
-// RequestPermission answers by the entry's policy (acp.permission): the
-// agent's reject_once option (else reject_always), or with allow_once its
-// allow_once option; when it offers none that fits the request is
-// cancelled. The call's listener is told what was asked and answered.
-func (c *acpClient) RequestPermission(_ context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+// RequestPermission answers by the entry's policy (acp.permission). With
+// ask (the default) the request goes to the call that follows the turn,
+// which ends with it as its caller's pending decision; the request stays
+// open until the caller's answer (acpAnswer), or until the turn is given
+// up (expired, cancelled), which answers cancelled. With reject or
+// allow_once it is answered at once: the agent's reject_once option (else
+// reject_always), or its allow_once option; when it offers none that fits
+// the request is cancelled. The call's listener is told what was asked and
+// answered.
+func (c *acpClient) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	if c.spec.Permission == agenthttp.ACPAsk {
+		return c.askCaller(ctx, r), nil
+	}
 	want := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
 	if c.spec.Permission == agenthttp.ACPAllowOnce {
 		want = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
@@ -149,15 +181,46 @@ pick:
 		}
 	}
 	if t := c.turnOf(r.SessionId); t != nil {
-		d := map[string]any{"type": "permission", "toolCallId": string(r.ToolCall.ToolCallId), "answer": answer,
-			"policy": string(c.spec.Permission)}
-		if r.ToolCall.Title != nil {
-			d["title"] = *r.ToolCall.Title
-		}
-		t.emit(e2a.DeltaCustom, d)
+		t.emit(e2a.DeltaCustom, permissionDelta(r, answer, string(c.spec.Permission)))
 	}
 	c.log.Debug("ACP agent asked permission; answered by policy", "agent", c.agent, "answer", answer)
 	return acp.RequestPermissionResponse{Outcome: out}, nil
+}
+
+// askCaller hands r to the call that follows the turn and waits for the
+// caller's answer.
+func (c *acpClient) askCaller(ctx context.Context, r acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	cancelled := acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}
+	t := c.turnOf(r.SessionId)
+	if t == nil || len(r.Options) == 0 {
+		return cancelled // no call to ask, or nothing to choose from
+	}
+	q := &acpAsk{req: r, reply: make(chan acp.RequestPermissionOutcome, 1)}
+	select {
+	case t.asks <- q:
+	case <-t.given:
+		return cancelled
+	case <-ctx.Done():
+		return cancelled
+	}
+	c.log.Debug("ACP agent asked permission; asked of the caller", "agent", c.agent)
+	select {
+	case o := <-q.reply:
+		return acp.RequestPermissionResponse{Outcome: o}
+	case <-t.given:
+	case <-ctx.Done():
+	}
+	return cancelled
+}
+
+// permissionDelta is the custom update that tells a call's listener what
+// the agent asked and how it was answered.
+func permissionDelta(r acp.RequestPermissionRequest, answer, policy string) map[string]any {
+	d := map[string]any{"type": "permission", "toolCallId": string(r.ToolCall.ToolCallId), "answer": answer, "policy": policy}
+	if r.ToolCall.Title != nil {
+		d["title"] = *r.ToolCall.Title
+	}
+	return d
 }
 
 // ReadTextFile reads a file under the working directory, when granted.

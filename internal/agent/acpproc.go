@@ -94,6 +94,8 @@ type acpPool struct {
 	o   config.ACP
 	log *slog.Logger
 
+	held *acpHeldSet // turns left open on a permission request asked of the caller
+
 	mu     sync.Mutex
 	procs  []*acpProc
 	closed bool          // Close was called: no process starts again
@@ -111,10 +113,13 @@ func newACPPool(o config.ACP, log *slog.Logger) *acpPool {
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 10 * time.Second
 	}
+	if o.PendingTimeout <= 0 {
+		o.PendingTimeout = 10 * time.Minute
+	}
 	if o.MaxStderrBytes < 0 {
 		o.MaxStderrBytes = 0
 	}
-	return &acpPool{o: o, log: log, freed: make(chan struct{})}
+	return &acpPool{o: o, log: log, held: newACPHeldSet(), freed: make(chan struct{})}
 }
 
 // wake tells the calls waiting for a busy conversation to look again; the

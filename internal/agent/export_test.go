@@ -33,3 +33,11 @@ func (inv *Invoker) ACPQueued() int {
 	defer inv.acp.mu.Unlock()
 	return inv.acp.queued
 }
+
+// LowerUpdateLimit makes one call pass on at most n updates until t ends.
+func LowerUpdateLimit(t interface{ Cleanup(func()) }, n int) int {
+	old := updateLimit
+	updateLimit = n
+	t.Cleanup(func() { updateLimit = old })
+	return n
+}

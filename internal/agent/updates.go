@@ -45,6 +45,9 @@ const (
 	MaxUpdateBytes = 1 << 20
 )
 
+// updateLimit is MaxUpdates, lowered by tests of the bound.
+var updateLimit = MaxUpdates
+
 // updater hands one call's updates to its listener, scrubbed and bounded.
 type updater struct {
 	fn        func(Update)
@@ -86,7 +89,7 @@ func (u *updater) emit(kind string, delta any) {
 		}
 		delta, size = v, len(b)
 	}
-	if u.n >= MaxUpdates || u.bytes+size > MaxUpdateBytes {
+	if u.n >= updateLimit || u.bytes+size > MaxUpdateBytes {
 		u.truncated = true
 		u.fn(Update{Kind: e2a.DeltaCustom, Delta: map[string]any{"type": "truncated",
 			"reason": "the agent sent more updates than one call passes on (1000 updates, 1 MiB); its result is not cut"}})

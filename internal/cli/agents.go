@@ -38,6 +38,7 @@ invoke calls an agent through the server with an account key
 	cmd.AddCommand(newAgentsInvokeCmd(io))
 	cmd.AddCommand(newAgentsRunWorkflowCmd(io))
 	cmd.AddCommand(newAgentsCancelRunCmd(io))
+	cmd.AddCommand(newAgentsRunsCmd(io))
 	return cmd
 }
 
@@ -236,10 +237,11 @@ func readEntryFile(name string, stdin io.Reader) ([]byte, error) {
 }
 
 func newAgentsListCmd(io Stdio, af *adminFlags) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use: "list", Short: "List the registered agents (secrets as credentialRefs)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			format, c, err := io.start(output, af.client)
 			if err != nil {
 				return err
 			}
@@ -252,9 +254,11 @@ func newAgentsListCmd(io Stdio, af *adminFlags) *cobra.Command {
 			if out.Agents == nil {
 				out.Agents = []json.RawMessage{}
 			}
-			return writeJSON(io.Out, out.Agents)
+			return io.render(format, out.Agents, "name", "url", "timeout")
 		},
 	}
+	addOutputFlag(cmd, &output)
+	return cmd
 }
 
 func newAgentsRmCmd(io Stdio, af *adminFlags) *cobra.Command {

@@ -51,6 +51,10 @@ type ACP struct {
 	// MaxStderrBytes bounds what is logged (at debug) of one process's
 	// stderr; the rest is read and dropped.
 	MaxStderrBytes int64 `yaml:"max_stderr_bytes" unit:"bytes"`
+	// PendingTimeout bounds how long a permission request an entry asks of
+	// its caller (acp.permission ask) holds its turn and process open: past
+	// it the request is answered cancelled and the turn ends.
+	PendingTimeout time.Duration `yaml:"pending_timeout"`
 }
 
 // ACPCommand is an allowlisted ACP agent program, as an MCPCommand is: it
@@ -154,6 +158,7 @@ func (d *decoder) validateAgents(a Agents) {
 	d.durationIn("agents.acp.idle_timeout", a.ACP.IdleTimeout, time.Second, 24*time.Hour)
 	d.durationIn("agents.acp.start_timeout", a.ACP.StartTimeout, 100*time.Millisecond, 10*time.Minute)
 	d.sizeIn("agents.acp.max_stderr_bytes", a.ACP.MaxStderrBytes, 0, 64<<20)
+	d.durationIn("agents.acp.pending_timeout", a.ACP.PendingTimeout, time.Second, 24*time.Hour)
 	d.durationIn("agents.max_wait", a.MaxWait, time.Second, 24*time.Hour)
 	if a.Queue != "" {
 		u, err := url.Parse(a.Queue)

@@ -53,7 +53,7 @@ func TestDefaults(t *testing.T) {
 		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true, Learning: config.Learning{Enabled: true, Retention: 4320 * time.Hour},
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute, ACP: config.ACP{Commands: map[string]config.ACPCommand{},
-			MaxProcesses: 8, IdleTimeout: 5 * time.Minute, StartTimeout: 10 * time.Second, MaxStderrBytes: 64 << 10}},
+			MaxProcesses: 8, IdleTimeout: 5 * time.Minute, StartTimeout: 10 * time.Second, MaxStderrBytes: 64 << 10, PendingTimeout: 10 * time.Minute}},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)

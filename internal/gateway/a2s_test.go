@@ -30,12 +30,12 @@ func withChecksum(t *testing.T, src string) string {
 
 // approveCap asks for a verdict (a prompt task with an enum), then records
 // it; `sluice acp`'s permission round trip runs it too (cmd/sluice).
-// The path is this file's: the test binary also runs as an ACP agent in
-// another working directory (acp_agents_test.go), where a relative path
-// would fail its start.
 var approveCap = func() string {
-	_, here, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "../../testdata/a2s/approve.yaml"))
+	// Found from this file, not the working directory: the test binary
+	// also runs as an ACP agent (acptest) in a directory of its own, and
+	// this runs before TestMain.
+	_, self, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(self), "../../testdata/a2s/approve.yaml"))
 	if err != nil {
 		panic(err)
 	}

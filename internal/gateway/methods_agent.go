@@ -152,9 +152,18 @@ func howToAnswer(err error) error {
 	if p.ContextID != "" {
 		next["context_id"] = p.ContextID
 	}
+	how := " (an object as input is sent as data, {\"text\": ...} as text)"
+	if len(p.Options) > 0 {
+		// An ACP agent's permission request: the answer names an option.
+		next["input"] = map[string]any{"optionId": p.Options[0].ID}
+		ids := make([]string, len(p.Options))
+		for i, o := range p.Options {
+			ids[i] = o.ID
+		}
+		how = " (optionId one of " + strings.Join(ids, ", ") + "; the request stays open until agents.acp.pending_timeout)"
+	}
 	b, _ := json.Marshal(next)
-	fe.Suggestions = []string{"Answer the agent's question: call agent.invoke with " + string(b) +
-		" (an object as input is sent as data, {\"text\": ...} as text)"}
+	fe.Suggestions = []string{"Answer the agent's question: call agent.invoke with " + string(b) + how}
 	return &fe
 }
 

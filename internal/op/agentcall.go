@@ -115,16 +115,34 @@ func AgentConversationKey(account, id string) string {
 // authorization): its value is an AgentPending as a map.
 const DetailInputRequired = "inputRequired"
 
-// AgentPending is what a remote task that waits for its caller asks.
+// AgentPending is what a remote task that waits for its caller asks: an
+// A2A agent's task in input-required, or an ACP agent's permission request
+// held open (TaskID is then the pending permission's id, and Options the
+// choices the answer must name).
 type AgentPending struct {
 	Agent     string `json:"agent"`
 	State     string `json:"state"` // the A2A state: TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED
 	TaskID    string `json:"remoteTaskId"`
 	ContextID string `json:"contextId,omitempty"`
 	// Question is the agent's status message, as an output is read from
-	// parts: {"text": ...}, a data part's value, or {"data","text","files"}.
+	// parts: {"text": ...}, a data part's value, or {"data","text","files"};
+	// for an ACP permission request {"title", "toolCall"}.
 	Question any `json:"question,omitempty"`
+	// Options, when the agent offers a closed set of answers, are those
+	// answers: the caller's answer names one (its optionId, name or kind).
+	Options []AgentOption `json:"options,omitempty"`
 }
+
+// AgentOption is one answer an agent offers (an ACP permission option).
+type AgentOption struct {
+	ID   string `json:"optionId"`
+	Name string `json:"name"`
+	Kind string `json:"kind"` // allow_once, allow_always, reject_once, reject_always
+}
+
+// StateInputRequired is the state of a pending question that asks for
+// input (rather than authorization).
+const StateInputRequired = "TASK_STATE_INPUT_REQUIRED"
 
 // AgentPendingOf reports whether err is an agent call that ended waiting
 // for its caller, and what it asks. It reads the fault's details, which
@@ -161,7 +179,30 @@ func pendingOf(v any) (*AgentPending, bool) {
 	if p.TaskID == "" {
 		return nil, false
 	}
+	// Options arrive as Go values in process and as decoded JSON after the
+	// agent queue: both read the same way.
+	switch opts := m["options"].(type) {
+	case []AgentOption:
+		p.Options = opts
+	case []any:
+		for _, o := range opts {
+			om, _ := o.(map[string]any)
+			id, _ := om["optionId"].(string)
+			if id == "" {
+				continue
+			}
+			name, _ := om["name"].(string)
+			kind, _ := om["kind"].(string)
+			p.Options = append(p.Options, AgentOption{ID: id, Name: name, Kind: kind})
+		}
+	}
 	return p, true
+}
+
+// AgentPendingFrom reads the inputRequired detail of an error's details as
+// they arrive over the wire (an e2a.error frame's details).
+func AgentPendingFrom(details map[string]any) (*AgentPending, bool) {
+	return pendingOf(details[DetailInputRequired])
 }
 
 // Map is p as a fault detail (the form AgentPendingOf reads).
@@ -172,6 +213,13 @@ func (p *AgentPending) Map() map[string]any {
 	}
 	if p.Question != nil {
 		m["question"] = p.Question
+	}
+	if len(p.Options) > 0 {
+		opts := make([]any, len(p.Options))
+		for i, o := range p.Options {
+			opts[i] = map[string]any{"optionId": o.ID, "name": o.Name, "kind": o.Kind}
+		}
+		m["options"] = opts
 	}
 	return m
 }
@@ -229,6 +277,8 @@ func agentSuspend(p *AgentPending) *Suspend {
 	what := "input"
 	if p.State == "TASK_STATE_AUTH_REQUIRED" {
 		what = "authorization"
+	} else if len(p.Options) > 0 {
+		what = "a decision"
 	}
 	req := p.Map()
 	req["type"] = "agent_input"

@@ -36,6 +36,11 @@ type ACPPermission string
 
 // The permission policies of an entry.
 const (
+	// ACPAsk (the default) makes the request a pending decision of the
+	// caller: the call ends with the question and its options, the turn
+	// and the process stay open, and the caller's answer (a continuation)
+	// picks the option.
+	ACPAsk ACPPermission = "ask"
 	// ACPReject picks the agent's reject_once option (else reject_always,
 	// else the request is cancelled): the tool call does not run.
 	ACPReject ACPPermission = "reject"
@@ -99,9 +104,9 @@ func (s *ACPSpec) validate(what string) error {
 		}
 	}
 	switch s.Permission {
-	case ACPReject, ACPAllowOnce:
+	case ACPAsk, ACPReject, ACPAllowOnce:
 	default:
-		return errorf(what, p+"permission", 0, "is %s; want \"reject\" or \"allow_once\"", quoteShort(string(s.Permission)))
+		return errorf(what, p+"permission", 0, "is %s; want \"ask\", \"reject\" or \"allow_once\"", quoteShort(string(s.Permission)))
 	}
 	return nil
 }
@@ -143,7 +148,7 @@ func (d decoder) acp(m member) (*ACPSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ACPSpec{Permission: ACPReject}
+	s := &ACPSpec{Permission: ACPAsk}
 	for _, f := range members {
 		fp := join(p, f.key)
 		if isNull(f.raw) {

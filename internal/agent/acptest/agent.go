@@ -13,7 +13,8 @@
 //	write PATH TEXT  fs/write_text_file PATH TEXT: "ok", or "error: ..."
 //	terminal         terminal/create: "error: ..." when refused
 //	permission       session/request_permission with allow_once and
-//	                 reject_once options: the option chosen, or "cancelled"
+//	                 reject_once options (its pid as the tool call's
+//	                 rawInput): the option chosen, or "cancelled"
 //	wait             the thought "waiting", then waits for session/cancel;
 //	                 stopReason cancelled
 //	crash            exits with status 3 in the middle of the turn
@@ -147,7 +148,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	case "permission":
 		title := "rm -rf build"
 		r, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: p.SessionId,
-			ToolCall: acp.ToolCallUpdate{ToolCallId: "t2", Title: &title},
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "t2", Title: &title, RawInput: map[string]any{"pid": os.Getpid()}},
 			Options: []acp.PermissionOption{{OptionId: "yes", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 				{OptionId: "no", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce}}})
 		switch {
