@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -13,7 +11,6 @@ import (
 
 	agentacp "github.com/sluicehq/sluice/internal/agent/acptest"
 	"github.com/sluicehq/sluice/internal/config"
-	"github.com/sluicehq/sluice/internal/gateway"
 )
 
 // An editor's session of `sluice acp --agent coder`, where coder is an ACP
@@ -21,27 +18,13 @@ import (
 // conversation: the agent's second answer remembers the first prompt. A
 // second editor session is a conversation of its own.
 func TestACPStdioConversationWithACPAgent(t *testing.T) {
-	admin := "acp-admin-" + strings.Repeat("c", 32)
-	cfg := config.Defaults()
-	cfg.DataDir = t.TempDir()
-	cfg.AdminKey = config.NewSecret(admin)
-	cfg.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {
-		Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
-	app, err := gateway.Open(context.Background(), &cfg, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Server.Handler())
-	t.Cleanup(func() { srv.Close(); _ = app.Close() })
-	f := &acpFixture{srv: srv}
-	f.post(t, admin, "/api/v1/admin/agents", map[string]any{"name": "coder", "protocol": "acp",
-		"acp": map[string]any{"command": "tester"}, "retry_config": map[string]any{"max_retries": 0}}, http.StatusCreated)
-	key := f.post(t, admin, "/api/v1/admin/accounts", map[string]any{"name": "editor", "permissions": map[string]any{
-		"agents": []string{"coder"}}}, http.StatusCreated)["api_key"].(string)
-
+	srv := agentServer(t, func(c *config.Config) {
+		c.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {Command: os.Args[0], Args: []string{"-test.run=^$"},
+			Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
+	}, map[string]any{"name": "coder", "protocol": "acp", "acp": map[string]any{"command": "tester"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ed := startEditor(t, key, "--agent", "coder", "--url", srv.URL)
+	ed := startEditor(t, srv.key, "--agent", "coder", "--url", srv.url)
 	sid := ed.open(ctx)
 	say := func(sid acp.SessionId, text, want string) {
 		t.Helper()
