@@ -18,10 +18,7 @@ import (
 // conversation: the agent's second answer remembers the first prompt. A
 // second editor session is a conversation of its own.
 func TestACPStdioConversationWithACPAgent(t *testing.T) {
-	srv := agentServer(t, func(c *config.Config) {
-		c.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {Command: os.Args[0], Args: []string{"-test.run=^$"},
-			Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
-	}, map[string]any{"name": "coder", "protocol": "acp", "acp": map[string]any{"command": "tester"}})
+	srv := acpCoderServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ed := startEditor(t, srv.key, "--agent", "coder", "--url", srv.url)
@@ -42,4 +39,14 @@ func TestACPStdioConversationWithACPAgent(t *testing.T) {
 	}
 	say(s2.SessionId, "recall", "prompt 1, before: -")
 	say(sid, "recall", "prompt 3, before: recall")
+}
+
+// acpCoderServer is a server whose agent coder is the test binary as an
+// ACP agent (internal/agent/acptest), and an account granted it.
+func acpCoderServer(t *testing.T) served {
+	t.Helper()
+	return agentServer(t, func(c *config.Config) {
+		c.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {Command: os.Args[0], Args: []string{"-test.run=^$"},
+			Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
+	}, map[string]any{"name": "coder", "protocol": "acp", "acp": map[string]any{"command": "tester"}})
 }
