@@ -5,7 +5,6 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	acp "github.com/coder/acp-go-sdk"
 
-	agentacp "github.com/sluicehq/sluice/internal/agent/acptest"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
 )
@@ -24,10 +22,7 @@ import (
 // session/request_permission with the agent's options, its choice goes
 // back as the answer, and the turn ends end_turn with the agent's output.
 func TestACPStdioAgentAsksPermission(t *testing.T) {
-	srv := agentServer(t, func(c *config.Config) {
-		c.Agents.ACP.Commands = map[string]config.ACPCommand{"tester": {Command: os.Args[0], Args: []string{"-test.run=^$"},
-			Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
-	}, map[string]any{"name": "coder", "protocol": "acp", "acp": map[string]any{"command": "tester"}})
+	srv := acpCoderServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ed := startEditor(t, srv.key, "--agent", "coder", "--url", srv.url)

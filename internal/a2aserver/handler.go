@@ -12,6 +12,7 @@ import (
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/store"
 )
 
@@ -87,6 +88,10 @@ func (h *handler) start(ctx context.Context, req *a2a.SendMessageRequest) (a2a.T
 	if err != nil {
 		return "", invalid("the message's input does not encode as JSON")
 	}
+	// The task's contextId is the caller's conversation with the agent: an
+	// ACP agent's tasks of one context share its session (the account's
+	// own: op.AgentConversationKey).
+	ctx = op.WithAgentConversation(ctx, op.AgentConversationKey(h.p.ID, contextID))
 	id, err := h.s.cfg.Flows.Start(ctx, h.p.ID, wf, raw, clientPrefix+msg.ID)
 	if err != nil {
 		if fault.KindOf(err) == fault.Conflict {

@@ -57,7 +57,7 @@ func readPrompt(p acp.PromptRequest) (*promptIn, error) {
 // {prompt: [ACP content blocks], sessionId, messageId?, _meta?}, to which
 // sluice adds text (the text blocks joined by blank lines) and cwd (the
 // session's). streaming asks for chunks; a server that has none sends the
-// final frame alone.
+// final frame alone. context_id is the session's id.
 func (in *promptIn) agentInvoke(agent string, s *session) (*e2a.Envelope, error) {
 	env := e2a.EnvelopeFromACP(e2a.ACPSessionPrompt, in.params, e2a.ACPOptions{Channel: "acp", SessionID: s.id})
 	out, err := e2a.ToAgentInvoke(env, agent)
@@ -70,6 +70,9 @@ func (in *promptIn) agentInvoke(agent string, s *session) (*e2a.Envelope, error)
 		input["cwd"] = s.cwd
 	}
 	out.Params["streaming"] = true
+	// The editor's session is the conversation: an ACP agent behind sluice
+	// keeps one session for all of its prompts (docs/protocols/acp.md).
+	out.Params["context_id"] = s.id
 	out.RequestID = e2a.NewUUID()
 	return out, nil
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -13,8 +14,9 @@ import (
 )
 
 // acpAttempt is one attempt of an ACP call: a process of the agent (kept,
-// or started), a new session in its working directory, and one prompt
-// whose text is the task's input. Failures before the prompt is sent are
+// or started), a new session in its working directory (or, for a call of a
+// conversation, the conversation's session once it has one), and one
+// prompt whose text is the task's input. Failures before the prompt is sent are
 // retried by the entry's retry_config; once the agent has the prompt it may
 // have acted (written files), so a failure then is not retried. A call
 // with a continuation answers a permission request that an earlier call
@@ -28,21 +30,31 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 		return nil, &result{err: fe}
 	}
 	c.scrub = run.scrub
-	p, res := inv.acp.acquire(c, run, inv.o.MaxResponseBytes)
+	conv := op.AgentConversationFrom(ctx)
+	// The entry's timeout bounds the wait for a busy conversation; the
+	// turn then has a timeout of its own (acpWait).
+	p, _, res := inv.acp.acquire(ctx, c, run, inv.o.MaxResponseBytes, conv, c.entry.Timeout)
 	if res != nil {
 		return nil, res
 	}
 	actx, cancel := context.WithTimeout(ctx, c.entry.Timeout)
 	defer cancel()
-	sess, err := p.conn.NewSession(actx, acp.NewSessionRequest{Cwd: run.cwd, McpServers: []acp.McpServer{}})
-	if err != nil {
-		r := inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
-		inv.acp.release(p)
-		return nil, r
+	sid := p.session
+	if sid == "" {
+		sess, err := p.conn.NewSession(actx, acp.NewSessionRequest{Cwd: run.cwd, McpServers: []acp.McpServer{}})
+		if err != nil {
+			r := inv.acpFailure(ctx, actx, c, p, run, "did not open a session", err, true)
+			inv.acp.release(p)
+			return nil, r
+		}
+		sid = sess.SessionId
+		if conv != "" {
+			p.session = sid // the conversation's next call prompts it again
+		}
 	}
-	turn := newACPTurn(sess.SessionId, inv.o.MaxResponseBytes, run.scrub, newUpdater(ctx, run.scrub))
+	turn := newACPTurn(sid, inv.o.MaxResponseBytes, run.scrub, newUpdater(ctx, run.scrub))
 	p.client.setTurn(turn)
-	inv.o.Logger.Debug("calling ACP agent", "agent", c.name, "taskId", c.taskID, "attempt", n, "session", string(sess.SessionId))
+	inv.o.Logger.Debug("calling ACP agent", "agent", c.name, "taskId", c.taskID, "attempt", n, "session", string(sid), "conversation", conv != "")
 
 	// The prompt runs on a context of its own, so that a caller who gives
 	// up (or the timeout) can send session/cancel and still read the turn's
@@ -52,7 +64,7 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	h.stop = stop
 	go func() {
-		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: promptOf(c.input)})
+		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sid, Prompt: promptOf(c.input)})
 		h.done <- acpAnswer{r, err}
 	}()
 	return inv.acpWait(ctx, c, h)
@@ -138,11 +150,32 @@ func promptOf(input json.RawMessage) []acp.ContentBlock {
 	}
 	if raw, ok := only["prompt"]; ok {
 		var blocks []acp.ContentBlock
-		if json.Unmarshal(raw, &blocks) == nil && len(blocks) > 0 && validBlocks(blocks) {
+		if knownKinds(raw) && json.Unmarshal(raw, &blocks) == nil && len(blocks) > 0 && validBlocks(blocks) {
 			return blocks
 		}
 	}
 	return []acp.ContentBlock{acp.TextBlock(string(input))}
+}
+
+// acpBlockKinds are the types of ACP content blocks.
+var acpBlockKinds = []string{"text", "image", "audio", "resource_link", "resource"}
+
+// knownKinds reports whether raw is an array of objects whose types are all
+// ACP's: the SDK reads a block of another type as empty text, which would
+// lose what the caller sent.
+func knownKinds(raw json.RawMessage) bool {
+	var kinds []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &kinds) != nil {
+		return false
+	}
+	for _, k := range kinds {
+		if !slices.Contains(acpBlockKinds, k.Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // validBlocks reports whether every block is one the SDK can send.
@@ -200,7 +233,7 @@ func (inv *Invoker) acpCheck(e agenthttp.Entry, h *Health) {
 		return
 	}
 	start := time.Now()
-	p, res := inv.acp.acquire(&call{name: e.Name, entry: e, scrub: run.scrub}, run, inv.o.MaxResponseBytes)
+	p, _, res := inv.acp.acquire(context.Background(), &call{name: e.Name, entry: e, scrub: run.scrub}, run, inv.o.MaxResponseBytes, "", 0)
 	h.LatencyMs = time.Since(start).Milliseconds()
 	if res != nil {
 		h.Error = res.err.Message

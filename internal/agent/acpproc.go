@@ -30,9 +30,14 @@ import (
 // Processes are kept between calls, per agent and spec, at most
 // agents.acp.max_processes at once in this process, and stopped when idle
 // for agents.acp.idle_timeout or when they die (the next call starts
-// another). A process serves one call at a time, and every call is a new ACP
+// another). A process serves one call at a time. A call without a
+// conversation key takes any idle process of its agent and opens a new ACP
 // session (session/new, then one session/prompt): callers' conversations
-// never mix in the agent's memory.
+// never mix in the agent's memory. A call with a key (op.WithAgentConversation)
+// is part of a conversation, which owns a process of its own and keeps one
+// ACP session on it: the conversation's next call prompts that session
+// again, so the agent remembers. Its calls run one at a time; a call that
+// finds the conversation busy waits for it, within its own timeout.
 
 // acpCancelWait is how long a call that gives up waits for the agent to end
 // its turn (stopReason cancelled) after session/cancel; an agent that does
@@ -42,6 +47,7 @@ const acpCancelWait = 5 * time.Second
 // acpProc is one running agent process.
 type acpProc struct {
 	key     string // agent name and spec: a changed entry never reuses a process
+	conv    string // the conversation that owns it ("": any call without one)
 	agent   string
 	cmd     *exec.Cmd
 	stdin   io.Closer
@@ -50,6 +56,10 @@ type acpProc struct {
 	exited  chan struct{} // closed when the process is gone
 	status  string        // how it ended, once exited is closed
 	stopped atomic.Bool   // stop was called: no call may take it
+
+	// The conversation's ACP session once opened: only the call that holds
+	// the process (busy) reads or sets it.
+	session acp.SessionId
 
 	// Guarded by the pool's mutex.
 	busy     bool
@@ -88,7 +98,9 @@ type acpPool struct {
 
 	mu     sync.Mutex
 	procs  []*acpProc
-	closed bool // Close was called: no process starts again
+	closed bool          // Close was called: no process starts again
+	freed  chan struct{} // closed (and replaced) when a process is given back: calls waiting for a busy conversation look again
+	queued int           // calls waiting for a busy conversation (tests read it)
 }
 
 func newACPPool(o config.ACP, log *slog.Logger) *acpPool {
@@ -107,7 +119,14 @@ func newACPPool(o config.ACP, log *slog.Logger) *acpPool {
 	if o.MaxStderrBytes < 0 {
 		o.MaxStderrBytes = 0
 	}
-	return &acpPool{o: o, log: log, held: newACPHeldSet()}
+	return &acpPool{o: o, log: log, held: newACPHeldSet(), freed: make(chan struct{})}
+}
+
+// wake tells the calls waiting for a busy conversation to look again; the
+// caller holds pl.mu.
+func (pl *acpPool) wake() {
+	close(pl.freed)
+	pl.freed = make(chan struct{})
 }
 
 // acpRun is what a call of an acp entry runs: the allowlisted program,
@@ -178,63 +197,115 @@ func (r *acpRun) key(agent string) string {
 // acquire returns an idle live process for c, or starts one (evicting an
 // idle process of another agent when the pool is full). A full pool of
 // busy processes is Unavailable, retried by the entry's policy.
-func (pl *acpPool) acquire(c *call, run *acpRun, fsMax int) (*acpProc, *result) {
+//
+// conv is the call's conversation ("": none). A conversation has at most
+// one process, which no other call takes; while another call of the
+// conversation holds it, acquire waits until it is given back, at most
+// wait (and while ctx lives), and says how long it waited. A conversation
+// whose process is gone (stopped idle, evicted, dead) gets a new one.
+func (pl *acpPool) acquire(ctx context.Context, c *call, run *acpRun, fsMax int, conv string, wait time.Duration) (*acpProc, time.Duration, *result) {
 	key := run.key(c.name)
-	var evict []*acpProc
-	pl.mu.Lock()
-	if pl.closed {
-		pl.mu.Unlock()
-		return nil, &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: this process is shutting down", c.name).WithDetail("agent", c.name)}
-	}
-	live := pl.procs[:0]
-	for _, p := range pl.procs {
-		if p.dead() && !p.busy {
+	began := time.Now()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		var evict []*acpProc
+		pl.mu.Lock()
+		if pl.closed {
+			pl.mu.Unlock()
+			return nil, 0, &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: this process is shutting down", c.name).WithDetail("agent", c.name)}
+		}
+		live := pl.procs[:0]
+		for _, p := range pl.procs {
+			if p.dead() && !p.busy {
+				continue
+			}
+			live = append(live, p)
+		}
+		pl.procs = live
+		var held bool // another call of the conversation holds its process
+		for _, p := range pl.procs {
+			if p.key != key || p.conv != conv {
+				continue
+			}
+			if !p.busy && !p.dead() {
+				p.busy = true
+				pl.mu.Unlock()
+				return p, time.Since(began), nil
+			}
+			held = held || conv != ""
+		}
+		if held {
+			freed := pl.freed
+			pl.queued++
+			pl.mu.Unlock()
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			}
+			var left, timedOut bool
+			select {
+			case <-freed:
+			case <-ctx.Done():
+				left = true
+			case <-timer.C:
+				timedOut = true
+			}
+			pl.mu.Lock()
+			pl.queued--
+			pl.mu.Unlock()
+			switch {
+			case left:
+				return nil, 0, &result{err: fault.New(fault.Unavailable, "the call to agent %s ended while it waited for the earlier call of its conversation to end", c.name).
+					WithDetail("agent", c.name).WithCause(ctx.Err())}
+			case timedOut:
+				return nil, 0, &result{err: fault.New(fault.Unavailable, "agent %s: another call of this conversation (context_id) was still running after this call's timeout of %s; a conversation takes one call at a time",
+					c.name, wait).WithDetail("agent", c.name).
+					WithSuggestions("Wait for the conversation's call to end, or call without context_id (a new conversation)")}
+			}
 			continue
 		}
-		live = append(live, p)
-	}
-	pl.procs = live
-	for _, p := range pl.procs {
-		if p.key == key && !p.busy && !p.dead() {
-			p.busy = true
-			pl.mu.Unlock()
-			return p, nil
-		}
-	}
-	if len(pl.procs) >= pl.o.MaxProcesses {
-		// The idle process used longest ago makes room.
-		var oldest *acpProc
-		for _, p := range pl.procs {
-			if !p.busy && (oldest == nil || p.lastUsed.Before(oldest.lastUsed)) {
-				oldest = p
+		if len(pl.procs) >= pl.o.MaxProcesses {
+			// The idle process used longest ago makes room (a conversation's
+			// too: that conversation ends).
+			var oldest *acpProc
+			for _, p := range pl.procs {
+				if !p.busy && (oldest == nil || p.lastUsed.Before(oldest.lastUsed)) {
+					oldest = p
+				}
 			}
+			if oldest == nil {
+				pl.mu.Unlock()
+				return nil, 0, &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: all %d ACP agent processes (agents.acp.max_processes) are busy",
+					c.name, pl.o.MaxProcesses).WithDetail("agent", c.name), retry: true}
+			}
+			pl.procs = slices.DeleteFunc(pl.procs, func(p *acpProc) bool { return p == oldest })
+			evict = append(evict, oldest)
 		}
-		if oldest == nil {
-			pl.mu.Unlock()
-			return nil, &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: all %d ACP agent processes (agents.acp.max_processes) are busy",
-				c.name, pl.o.MaxProcesses).WithDetail("agent", c.name), retry: true}
-		}
-		pl.procs = slices.DeleteFunc(pl.procs, func(p *acpProc) bool { return p == oldest })
-		evict = append(evict, oldest)
-	}
-	p := &acpProc{key: key, agent: c.name, busy: true, exited: make(chan struct{})}
-	pl.procs = append(pl.procs, p)
-	pl.mu.Unlock()
-	for _, e := range evict {
-		e.stop()
-	}
-	res := pl.start(p, c, run, fsMax)
-	if res == nil && p.stopped.Load() { // closed while it started
-		res = &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: this process is shutting down", c.name).WithDetail("agent", c.name)}
-	}
-	if res != nil {
-		pl.mu.Lock()
-		pl.procs = slices.DeleteFunc(pl.procs, func(q *acpProc) bool { return q == p })
+		p := &acpProc{key: key, conv: conv, agent: c.name, busy: true, exited: make(chan struct{})}
+		pl.procs = append(pl.procs, p)
 		pl.mu.Unlock()
-		p.stop()
-		return nil, res
+		waited := time.Since(began)
+		for _, e := range evict {
+			e.stop()
+		}
+		res := pl.start(p, c, run, fsMax)
+		if res == nil && p.stopped.Load() { // closed while it started
+			res = &result{err: fault.New(fault.Unavailable, "agent %s cannot be started: this process is shutting down", c.name).WithDetail("agent", c.name)}
+		}
+		if res != nil {
+			pl.mu.Lock()
+			pl.procs = slices.DeleteFunc(pl.procs, func(q *acpProc) bool { return q == p })
+			pl.wake()
+			pl.mu.Unlock()
+			p.stop()
+			return nil, 0, res
+		}
+		return p, waited, nil
 	}
-	return p, nil
 }
 
 // release gives p back after a call; a dead process is dropped, an idle one
@@ -248,6 +319,7 @@ func (pl *acpPool) release(p *acpProc) {
 	if dead {
 		pl.procs = slices.DeleteFunc(pl.procs, func(q *acpProc) bool { return q == p })
 	}
+	pl.wake()
 	pl.mu.Unlock()
 	if dead {
 		p.stop() // stopped while it started (Close), or a process that closed its output

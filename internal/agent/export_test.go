@@ -27,6 +27,13 @@ func (inv *Invoker) ACPLive(name string) int {
 	return n
 }
 
+// ACPQueued counts the calls waiting for a busy conversation.
+func (inv *Invoker) ACPQueued() int {
+	inv.acp.mu.Lock()
+	defer inv.acp.mu.Unlock()
+	return inv.acp.queued
+}
+
 // LowerUpdateLimit makes one call pass on at most n updates until t ends.
 func LowerUpdateLimit(t interface{ Cleanup(func()) }, n int) int {
 	old := updateLimit

@@ -30,6 +30,14 @@ func WithContinuation(ctx context.Context, c Continuation) context.Context {
 	return op.WithAgentContinuation(ctx, c)
 }
 
+// WithConversation makes the call made with the returned context part of
+// the conversation key (op.WithAgentConversation; make the key with
+// op.AgentConversationKey): an ACP agent's calls with one key share its
+// process and ACP session.
+func WithConversation(ctx context.Context, key string) context.Context {
+	return op.WithAgentConversation(ctx, key)
+}
+
 // Bounds of one call's updates: past them the rest are dropped, and one
 // custom {"type":"truncated"} update says so.
 const (

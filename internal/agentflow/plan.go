@@ -86,7 +86,7 @@ func (r *Runner) compile(e store.Execution) (*program, error) {
 		config, _ := json.Marshal(s)
 		plan.Steps[id] = &engine.Step{ID: id, Name: a2e.OpInvokeAgent, Config: config, Output: &out,
 			Spec: stepSpec, Retry: engine.RetryOverride{MaxRetries: &noRetry},
-			Op: &stepOp{r: r, step: s, before: order[:i]}}
+			Op: &stepOp{r: r, step: s, before: order[:i], conversation: conversationOf(e.Document)}}
 		plan.Order = append(plan.Order, id)
 	}
 	return &program{wf: wf, plan: plan}, nil
@@ -123,6 +123,9 @@ type stepOp struct {
 	r      *Runner
 	step   *agenthttp.WorkflowStep
 	before []string // the steps that ran before it, in order
+	// conversation is the run's conversation key ("": none): its agent
+	// call is part of it.
+	conversation string
 }
 
 var inputPath = a2e.Path{Root: a2e.RootInput}
@@ -152,6 +155,7 @@ func (s *stepOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	callCtx = op.WithAgentConversation(callCtx, s.conversation)
 	rep.started = time.Now()
 	s.r.report(ctx, rep, agenthttp.StepRunning, nil)
 	out, err := s.r.Invoker.Invoke(callCtx, s.step.AgentName, taskID, in, rc.ExecutionID)

@@ -22,6 +22,7 @@ import (
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -87,6 +88,10 @@ func (r *Runner) log() *slog.Logger {
 // descriptor is the execution Document of a run.
 type descriptor struct {
 	Workflow json.RawMessage `json:"agent_workflow"`
+	// Conversation is the conversation key the run was started in
+	// (op.WithAgentConversation on Start's context; the A2A server's task
+	// contextId): every step's agent call is part of it.
+	Conversation string `json:"conversation,omitempty"`
 }
 
 // result is a finished run's stored result.
@@ -107,7 +112,9 @@ func TaskID(runID, stepID string) string { return runID + "/" + stepID }
 // Start validates wf (every rule, agents included), stores the run and
 // queues it. input is the workflow's input, a JSON object (empty: {}).
 // clientID, when set, is the caller's key for this run: a second Start with
-// it answers the first run's id and starts nothing.
+// it answers the first run's id and starts nothing. A conversation key on
+// ctx (op.WithAgentConversation) is kept with the run: its steps' agent
+// calls are part of that conversation.
 func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Workflow, input json.RawMessage, clientID string) (string, error) {
 	if err := r.Validate(ctx, wf); err != nil {
 		return "", err
@@ -123,7 +130,7 @@ func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Work
 	}
 	var in bytes.Buffer
 	_ = json.Compact(&in, input)
-	doc, err := encodeDescriptor(wf)
+	doc, err := encodeDescriptor(wf, op.AgentConversationFrom(ctx))
 	if err != nil {
 		return "", err
 	}
@@ -169,12 +176,19 @@ func trimCodec(ae *agenthttp.Error) string {
 	return s + ": " + ae.Message
 }
 
-func encodeDescriptor(wf *agenthttp.Workflow) ([]byte, error) {
+func encodeDescriptor(wf *agenthttp.Workflow, conversation string) ([]byte, error) {
 	b, err := agenthttp.EncodeWorkflow(wf)
 	if err != nil {
 		return nil, fault.New(fault.Invalid, "the workflow does not encode").WithCause(err)
 	}
-	return json.Marshal(descriptor{Workflow: b})
+	return json.Marshal(descriptor{Workflow: b, Conversation: conversation})
+}
+
+// conversationOf is the conversation key a run's document keeps ("": none).
+func conversationOf(doc []byte) string {
+	var d descriptor
+	_ = json.Unmarshal(doc, &d)
+	return d.Conversation
 }
 
 // decodeDescriptor reads the workflow back from a run's document.

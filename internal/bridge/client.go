@@ -112,10 +112,12 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 	t := agenthttp.TaskMessage{RunID: ids.New(ids.AgentCall), TaskID: taskID, AgentName: name, InputData: input,
 		CorrelationID: correlationID, ReplyTo: c.replyTo(), Timestamp: c.now()}
 	// What the caller asked beyond the input goes with the task: the remote
-	// task it continues, and whether it listens to updates.
+	// task it continues, the conversation it is part of, and whether it
+	// listens to updates.
 	if cont, ok := op.AgentContinuationFrom(ctx); ok {
 		t.RemoteTaskID, t.ContextID = cont.TaskID, cont.ContextID
 	}
+	t.Conversation = op.AgentConversationFrom(ctx)
 	listen := op.AgentUpdatesFrom(ctx)
 	t.Updates = listen != nil
 	b, err := json.Marshal(t)

@@ -15,13 +15,16 @@ import (
 // A caller behind the queue gets what it would calling the agent
 // directly: the call's updates, in order, before its result (in memory to
 // a Client of the worker's process, as update messages through the queue
-// to another); the remote task it continues reaches the invoker; and a
+// to another); the remote task it continues and the conversation it is
+// part of reach the invoker; and a
 // waiting remote task's question and ids come back in the error's details.
 func TestUpdatesContinuationAndPendingCrossTheQueue(t *testing.T) {
 	for _, local := range []bool{false, true} {
 		t.Run(map[bool]string{false: "queue", true: "in-process"}[local], func(t *testing.T) {
 			var seen op.AgentContinuation
+			var conv []string // each call's conversation, as the invoker sees it
 			inv := &fakeInvoker{fn: func(ctx context.Context, n int, c call) (json.RawMessage, error) {
+				conv = append(conv, op.AgentConversationFrom(ctx))
 				up := op.AgentUpdatesFrom(ctx)
 				if up == nil {
 					return nil, fault.New(fault.Internal, "no update function in the worker's call")
@@ -52,13 +55,17 @@ func TestUpdatesContinuationAndPendingCrossTheQueue(t *testing.T) {
 			if !ok || p.TaskID != "remote-1" || p.ContextID != "ctx-1" || p.Question.(map[string]any)["text"] != "which color?" {
 				t.Fatalf("error %v: pending %+v", err, p)
 			}
-			out, err := c.Invoke(op.WithAgentContinuation(listen, op.AgentContinuation{TaskID: p.TaskID, ContextID: p.ContextID}),
+			key := op.AgentConversationKey("acct_1", "ctx-1")
+			out, err := c.Invoke(op.WithAgentConversation(op.WithAgentContinuation(listen, op.AgentContinuation{TaskID: p.TaskID, ContextID: p.ContextID}), key),
 				"planner", "task-2", json.RawMessage(`{"text":"blue"}`), "")
 			if err != nil || string(out) != `{"color":"blue"}` {
 				t.Fatalf("answer %s, %v", out, err)
 			}
 			if seen != (op.AgentContinuation{TaskID: "remote-1", ContextID: "ctx-1"}) {
 				t.Fatalf("the invoker continued %+v", seen)
+			}
+			if len(conv) != 2 || conv[0] != "" || conv[1] != key {
+				t.Fatalf("the invoker's conversations %q, want none then %q", conv, key)
 			}
 			mu.Lock()
 			defer mu.Unlock()

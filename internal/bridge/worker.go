@@ -183,6 +183,7 @@ func (w *Worker) handle(ctx context.Context, it queue.Item) {
 	if t.RemoteTaskID != "" {
 		callCtx = op.WithAgentContinuation(callCtx, op.AgentContinuation{TaskID: t.RemoteTaskID, ContextID: t.ContextID})
 	}
+	callCtx = op.WithAgentConversation(callCtx, t.Conversation)
 	if t.Updates {
 		callCtx = op.WithAgentUpdates(callCtx, w.updates(ctx, t))
 	}

@@ -97,6 +97,11 @@ func (s *Server) refreshAgents(ctx context.Context) {
 // whose details.inputRequired hold the question and the remote task's ids;
 // calling again with the answer as input and remote_task_id (and
 // context_id) sends it as the next message of that task.
+//
+// context_id (else the call's session, when it comes on one) names the
+// caller's conversation with the agent: an ACP agent's calls of one
+// conversation share its process and ACP session. The key is the
+// account's own (op.AgentConversationKey).
 func (s *Server) agentInvoke(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
 	name := a.String("agent")
 	input := a.Any("input")
@@ -106,23 +111,24 @@ func (s *Server) agentInvoke(ctx context.Context, c *Call, a args, w *e2a.Stream
 			WithSuggestions("Ask an admin to grant it in agents")
 	}
 	remote, contextID := a.String("remote_task_id"), a.String("context_id")
-	if remote == "" && contextID != "" {
-		return fault.New(fault.Invalid, "params.context_id is given without params.remote_task_id: a context goes with the remote task it continues").
-			WithDetail("path", "params.context_id")
+	if contextID != "" {
+		if err := agenthttp.CheckTaskID("agent.invoke", "context_id", contextID); err != nil {
+			return fault.New(fault.Invalid, "params.context_id must be 1 to %d bytes of printable text", agenthttp.MaxTaskIDBytes).
+				WithDetail("path", "params.context_id")
+		}
 	}
 	if remote != "" {
 		if err := agenthttp.CheckTaskID("agent.invoke", "remote_task_id", remote); err != nil {
 			return fault.New(fault.Invalid, "params.remote_task_id must be 1 to %d bytes of printable text", agenthttp.MaxTaskIDBytes).
 				WithDetail("path", "params.remote_task_id")
 		}
-		if contextID != "" {
-			if err := agenthttp.CheckTaskID("agent.invoke", "context_id", contextID); err != nil {
-				return fault.New(fault.Invalid, "params.context_id must be 1 to %d bytes of printable text", agenthttp.MaxTaskIDBytes).
-					WithDetail("path", "params.context_id")
-			}
-		}
 		ctx = agent.WithContinuation(ctx, agent.Continuation{TaskID: remote, ContextID: contextID})
 	}
+	conversation := contextID
+	if conversation == "" {
+		conversation = c.Env.SessionID
+	}
+	ctx = agent.WithConversation(ctx, op.AgentConversationKey(c.Principal.ID, conversation))
 	if a.Bool("streaming") {
 		ctx = agent.WithUpdates(ctx, func(u agent.Update) { _ = w.Chunk(u.Kind, u.Delta) })
 	}

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -41,6 +43,11 @@ func (s *Server) toolCall(ctx context.Context, c *Call, a args, w *e2a.StreamWri
 		var cancel context.CancelFunc
 		callCtx, cancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
 		defer cancel()
+	}
+	if (agentTools{}).Handles(name) {
+		// The session tool agent.<name> is an agent call made on the
+		// session: part of the session's conversation, as agent.invoke's.
+		callCtx = agent.WithConversation(callCtx, op.AgentConversationKey(c.Principal.ID, c.Env.SessionID))
 	}
 	var onEvent func(tools.Event)
 	if streaming {

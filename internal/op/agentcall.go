@@ -2,8 +2,11 @@ package op
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/sluicehq/sluice/internal/fault"
 )
@@ -13,7 +16,8 @@ import (
 // the queue bridge) carries it without a change of signature. It is
 // declared here, below internal/agent, because InvokeAgent sets it and
 // internal/agent imports this package; internal/agent re-exports it as
-// agent.WithUpdates, agent.Update and agent.WithContinuation.
+// agent.WithUpdates, agent.Update, agent.WithContinuation and
+// agent.WithConversation.
 
 // AgentUpdate is one piece of progress of an agent call: Kind is an E2A
 // delta kind (e2a.DeltaText, DeltaReasoning, DeltaTool, DeltaCustom);
@@ -68,6 +72,42 @@ func WithAgentContinuation(ctx context.Context, c AgentContinuation) context.Con
 func AgentContinuationFrom(ctx context.Context) (AgentContinuation, bool) {
 	c, ok := ctx.Value(continuationKey{}).(AgentContinuation)
 	return c, ok
+}
+
+// An agent conversation is a key that makes calls with the same key parts
+// of one conversation with the agent: an ACP agent's calls with one key go
+// to the same process and the same ACP session, so the agent remembers the
+// earlier prompts (internal/agent's acpcall.go). Agents of other protocols
+// ignore it. The key is AgentConversationKey's: scoped by account, so one
+// account can never name another's conversation.
+type conversationKey struct{}
+
+// WithAgentConversation makes the agent call made with the returned
+// context part of conversation key ("" leaves ctx as it is).
+func WithAgentConversation(ctx context.Context, key string) context.Context {
+	if key == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, conversationKey{}, key)
+}
+
+// AgentConversationFrom is ctx's conversation key ("": none).
+func AgentConversationFrom(ctx context.Context) string {
+	k, _ := ctx.Value(conversationKey{}).(string)
+	return k
+}
+
+// AgentConversationKey is the conversation key of id (a caller's
+// context_id, an A2A contextId, a session id) for account: a digest of
+// both, so that it is bounded, printable, names no caller's id in a log or
+// a queue message, and differs for every account. "" for an empty id.
+func AgentConversationKey(account, id string) string {
+	if id == "" {
+		return ""
+	}
+	// The account's length first: no account and id run into another pair.
+	sum := sha256.Sum256([]byte(strconv.Itoa(len(account)) + ":" + account + id))
+	return "conv-" + hex.EncodeToString(sum[:])
 }
 
 // DetailInputRequired is the fault detail that marks an agent call which

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/fault"
@@ -93,5 +94,25 @@ func TestInvokeAgentWaitsForARemoteQuestion(t *testing.T) {
 	_, err = o.Run(context.Background(), rcFor(saved, nil))
 	if !errors.As(err, &s) || a.calls != 2 {
 		t.Fatalf("resumed without an answer: %v after %d calls, want the question again and no call", err, a.calls)
+	}
+}
+
+// A conversation key is the account's own, bounded and printable whatever
+// the id, and names no id.
+func TestAgentConversationKey(t *testing.T) {
+	a, b := op.AgentConversationKey("acct_a", "ctx-1"), op.AgentConversationKey("acct_b", "ctx-1")
+	if a == b || a != op.AgentConversationKey("acct_a", "ctx-1") || op.AgentConversationKey("acct_a", "") != "" {
+		t.Fatalf("keys %q %q", a, b)
+	}
+	// The separator keeps ("a", "b\x00c") and ("a\x00b", "c") apart.
+	if op.AgentConversationKey("a", "b\x00c") == op.AgentConversationKey("a\x00b", "c") {
+		t.Fatal("account and id run together")
+	}
+	long := op.AgentConversationKey("acct_a", strings.Repeat("x", 4096))
+	if len(long) != len(a) || strings.Contains(a, "ctx-1") {
+		t.Fatalf("key %q", long)
+	}
+	if op.AgentConversationFrom(op.WithAgentConversation(context.Background(), a)) != a || op.AgentConversationFrom(op.WithAgentConversation(context.Background(), "")) != "" {
+		t.Fatal("the key does not travel in the context")
 	}
 }

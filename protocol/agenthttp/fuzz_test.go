@@ -109,7 +109,7 @@ func FuzzDecodeMessages(f *testing.F) {
 	// sluice's extensions: a task continuing a remote A2A task that asks
 	// for updates; a failure with details.
 	f.Add([]byte(`{"run_id":"r","task_id":"t","agent_name":"a","input_data":{"text":"blue"},"correlation_id":"c","reply_to":"x",` +
-		`"remote_task_id":"rt-1","context_id":"ctx-1","updates":true,"timestamp":"2026-03-28T12:00:00+00:00"}`))
+		`"remote_task_id":"rt-1","context_id":"ctx-1","conversation":"conv-1","updates":true,"timestamp":"2026-03-28T12:00:00+00:00"}`))
 	f.Add([]byte(`{"run_id":"r","task_id":"t","status":"FAILURE","output_data":null,"correlation_id":"c","error_message":"asks",` +
 		`"error_code":"upstream","error_details":{"inputRequired":{"remoteTaskId":"rt-1"}},"timestamp":"2026-03-28T12:00:00+00:00"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

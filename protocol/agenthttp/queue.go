@@ -43,6 +43,11 @@ type TaskMessage struct {
 	// extension; empty: a new task).
 	RemoteTaskID string `json:"remote_task_id,omitempty"`
 	ContextID    string `json:"context_id,omitempty"`
+	// Conversation makes the call part of a conversation with the agent
+	// (an ACP agent's calls with one key share its process and session;
+	// sluice's extension; empty: none). It is an opaque key the caller's
+	// gateway derives from the account and the caller's id of it.
+	Conversation string `json:"conversation,omitempty"`
 	// Updates asks the worker to send the call's updates to ReplyTo as
 	// UpdateMessages while it runs (sluice's extension).
 	Updates   bool      `json:"updates,omitempty"`
@@ -209,7 +214,7 @@ func (m TaskMessage) MarshalJSON() ([]byte, error) {
 		Timestamp string `json:"timestamp"`
 	}{plain: plain(TaskMessage{RunID: m.RunID, TaskID: m.TaskID, AgentName: m.AgentName,
 		InputData: rawOr(m.InputData, "{}"), CorrelationID: m.CorrelationID, ReplyTo: m.ReplyTo,
-		RemoteTaskID: m.RemoteTaskID, ContextID: m.ContextID, Updates: m.Updates}), Timestamp: FormatTimestamp(m.Timestamp)})
+		RemoteTaskID: m.RemoteTaskID, ContextID: m.ContextID, Conversation: m.Conversation, Updates: m.Updates}), Timestamp: FormatTimestamp(m.Timestamp)})
 }
 
 // MarshalJSON writes the seed shape with the timestamp formatted.
@@ -348,7 +353,7 @@ func DecodeTaskMessage(data []byte, lim Limits) (*TaskMessage, error) {
 	for _, k := range []struct {
 		key string
 		to  *string
-	}{{"remote_task_id", &m.RemoteTaskID}, {"context_id", &m.ContextID}} {
+	}{{"remote_task_id", &m.RemoteTaskID}, {"context_id", &m.ContextID}, {"conversation", &m.Conversation}} {
 		if f, ok := fs[k.key]; ok {
 			if *k.to, _, err = d.optStr(f, k.key); err != nil {
 				return nil, err

@@ -15,10 +15,14 @@
 //	permission       session/request_permission with allow_once and
 //	                 reject_once options (its pid as the tool call's
 //	                 rawInput): the option chosen, or "cancelled"
-//	wait             waits for session/cancel; stopReason cancelled
+//	wait             the thought "waiting", then waits for session/cancel;
+//	                 stopReason cancelled
 //	crash            exits with status 3 in the middle of the turn
 //	refuse           stopReason refusal
 //	stderr N         writes N lines of "noise" to stderr, then "done"
+//	recall           what its session remembers: "session S, prompt N,
+//	                 before: P" (N counts this session's prompts, this one
+//	                 included; P is the previous prompt's text, or "-")
 //	anything else    "echo: " and the prompt's text
 package acptest
 
@@ -28,6 +32,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -54,6 +59,10 @@ type agent struct {
 	acp.Agent
 	conn *acp.AgentSideConnection
 	n    int
+	// What each session remembers: its prompts so far (the SDK calls
+	// Prompt from a goroutine per request, hence the lock).
+	mu      sync.Mutex
+	prompts map[acp.SessionId][]string
 }
 
 func (a *agent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
@@ -65,6 +74,8 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 }
 
 func (a *agent) NewSession(context.Context, acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.n++
 	return acp.NewSessionResponse{SessionId: acp.SessionId(fmt.Sprintf("s%d", a.n))}, nil
 }
@@ -86,6 +97,13 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			text += b.Text.Text
 		}
 	}
+	a.mu.Lock()
+	if a.prompts == nil {
+		a.prompts = map[acp.SessionId][]string{}
+	}
+	before := a.prompts[p.SessionId]
+	a.prompts[p.SessionId] = append(before, text)
+	a.mu.Unlock()
 	word, rest, _ := strings.Cut(text, " ")
 	reply := func(s string) (acp.PromptResponse, error) {
 		a.say(ctx, p.SessionId, acp.UpdateAgentMessageText(s))
@@ -141,6 +159,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		}
 		return reply("cancelled")
 	case "wait":
+		// A thought first, so a test knows the turn is under way.
+		a.say(ctx, p.SessionId, acp.UpdateAgentThoughtText("waiting"))
 		<-ctx.Done()
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case "crash":
@@ -148,6 +168,12 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		os.Exit(3)
 	case "refuse":
 		return acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	case "recall":
+		prev := "-"
+		if len(before) > 0 {
+			prev = before[len(before)-1]
+		}
+		return reply(fmt.Sprintf("session %s, prompt %d, before: %s", p.SessionId, len(before)+1, prev))
 	case "stderr":
 		n, _ := strconv.Atoi(rest)
 		for range n {
