@@ -43,8 +43,10 @@ these flags.`,
 	fl.StringVar(&f.data, "data", "", "data directory (default ./sluice-data)")
 	fl.StringVar(&f.sessionAddr, "session-addr", "", "also serve A2E sessions over TCP on HOST:PORT (one session per connection)")
 	fl.StringVar(&f.store, "store", "", `"sqlite" (in the data directory) or a postgres:// URL shared by several gateways (default $SLUICE_STORE, else sqlite); leave the password to PGPASSWORD`)
-	fl.StringVar(&f.queue, "queue", "", "queue of agent tasks shared with `sluice worker`s: nats://HOST:PORT[,...] or kafka://HOST:PORT[,...] (default $SLUICE_QUEUE, else the store's)")
-	fl.IntVar(&f.workers, "workers", 16, "agent task workers in this process; 0: none, `sluice worker`s take the tasks (default agents.workers)")
+	// Backquotes in a pflag usage name the flag's value in --help: none here
+	// but the value names themselves.
+	fl.StringVar(&f.queue, "queue", "", "the `URL` of the queue of agent tasks shared with sluice worker processes: nats://HOST:PORT[,...] or kafka://HOST:PORT[,...] (default $SLUICE_QUEUE, else the store's own)")
+	agentWorkersFlag(fl, &f.workers, "agent task workers in this process (agents.workers, $SLUICE_AGENT_WORKERS); 0: none, sluice worker processes take the tasks")
 	return cmd
 }
 
@@ -65,7 +67,7 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 			return fail(ExitInvalid, `--store: want "sqlite" or a postgres:// URL`)
 		}
 	}
-	if err := applyQueueFlags(cmd, cfg, f.queue, f.workers, "workers"); err != nil {
+	if err := applyQueueFlags(cmd, cfg, f.queue, f.workers); err != nil {
 		return err
 	}
 	log := newLogger(io, cfg)
