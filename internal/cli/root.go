@@ -81,6 +81,8 @@ func newRoot(io Stdio) *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
 		newVersionCmd(io),
+		newInitCmd(io),
+		newConfigCmd(io),
 		newValidateCmd(io),
 		newRunCmd(io),
 		newServeCmd(io),
