@@ -398,7 +398,34 @@ func newVaultCmd(io Stdio) *cobra.Command {
 			return writeJSON(io.Out, map[string]any{"id": args[0], "deleted": true})
 		},
 	}
-	cmd.AddCommand(putCmd, listCmd, deleteCmd)
+	rotateCmd := &cobra.Command{
+		Use:   "rotate",
+		Short: "Re-seal every credential under the server's current master key",
+		Long: `Re-seal every credential under the server's current master key, after a new
+key was put in place and the old one kept as a previous key (docs/configuration.md,
+"Rotating the master key"). All or nothing: when a credential opens with no key the
+server has, nothing is written. Prints {key_id, total, resealed, current, changed};
+the previous keys may go when resealed + current == total.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			rep, err := c.RotateVault(cmd.Context())
+			if err != nil {
+				return serverError(err)
+			}
+			if err := writeJSON(io.Out, rep); err != nil {
+				return err
+			}
+			if rep.Resealed+rep.Current != rep.Total {
+				return fail(ExitFailed, "%d credential(s) were changed by another server during the rotation: run it again", rep.Changed)
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(putCmd, listCmd, deleteCmd, rotateCmd)
 	return cmd
 }
 
