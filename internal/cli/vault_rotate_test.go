@@ -61,7 +61,7 @@ func TestVaultRotate(t *testing.T) {
 
 	code, out, errb := sluice(t, "", "vault", "rotate")
 	var rep struct {
-		KeyID                           string `json:"key_id"`
+		KeyID                             string `json:"key_id"`
 		Total, Resealed, Current, Changed int
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Total != 1 || rep.Resealed != 1 || rep.Current != 0 || rep.KeyID == oldKey {
