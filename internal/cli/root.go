@@ -83,6 +83,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newVersionCmd(io),
 		newInitCmd(io),
 		newConfigCmd(io),
+		newDocsCmd(io),
 		newValidateCmd(io),
 		newRunCmd(io),
 		newServeCmd(io),
