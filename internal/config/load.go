@@ -56,22 +56,8 @@ type Options struct {
 // one Invalid error, each with its file:line:col (or environment variable) and
 // key path.
 func Load(opts Options) (*Config, error) {
-	lookup := opts.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	path := opts.Path
-	if path == "" {
-		path, _ = lookup(EnvConfig)
-	}
-	var src []byte
-	if path != "" {
-		var err error
-		if src, err = readConfig(path); err != nil {
-			return nil, err
-		}
-	}
-	return build(path, src, lookup)
+	c, _, err := LoadSources(opts)
+	return c, err
 }
 
 // Parse is Load of the file text src (named name in messages) without the
