@@ -1,6 +1,3 @@
-// Package client is a Go client for sluice's REST API: the A2E endpoints an
-// account calls and the admin API. It speaks plain JSON over net/http and
-// returns the server's error object as *Error.
 package client
 
 import (

@@ -31,9 +31,13 @@ type Execution struct {
 	Errors      []Problem      `json:"errors"`
 	DurationMs  int64          `json:"duration_ms"`
 	Async       bool           `json:"async"`
-	CreatedAt   *time.Time     `json:"created_at,omitempty"`
-	StartedAt   *time.Time     `json:"started_at,omitempty"`
-	CompletedAt *time.Time     `json:"completed_at,omitempty"`
+	// ClientExecutionID is the document's executionId, the idempotency key
+	// (ExecutionID is the server's own id).
+	ClientExecutionID string          `json:"client_execution_id,omitempty"`
+	CreatedAt         *time.Time      `json:"created_at,omitempty"`
+	StartedAt         *time.Time      `json:"started_at,omitempty"`
+	CompletedAt       *time.Time      `json:"completed_at,omitempty"`
+	Waiting           json.RawMessage `json:"waiting,omitempty"` // what a waiting execution waits for
 }
 
 // Final reports whether the execution has ended.

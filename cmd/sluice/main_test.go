@@ -8,12 +8,15 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	agentacp "github.com/sluicehq/sluice/internal/agent/acptest"
 )
 
 // TestMain runs main itself when the test binary is started as sluice by
 // TestStartupFailureExit: the process's exit code and stderr are then the
 // command's, panics included.
 func TestMain(m *testing.M) {
+	agentacp.ServeIfAsked() // the test binary as an ACP agent behind sluice (acp_ask_test.go)
 	if os.Getenv(baselineEnv) != "" {
 		serveBaselineMCP()
 		return

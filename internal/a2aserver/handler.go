@@ -69,14 +69,7 @@ func (h *handler) start(ctx context.Context, req *a2a.SendMessageRequest) (a2a.T
 	case msg.ID == "":
 		return "", invalid("message.messageId is required")
 	case msg.TaskID != "":
-		// An agent workflow run never waits for input: a task takes one
-		// message, the one that started it.
-		r, err := h.run(ctx, msg.TaskID)
-		if err != nil {
-			return "", err
-		}
-		return "", a2a.NewError(a2a.ErrUnsupportedOperation,
-			fmt.Sprintf("task %s is %s and takes no more messages; send a new message without taskId", r.RunID, stateOf(r.Status)))
+		return h.answer(ctx, msg)
 	}
 	input, err := inputOf(msg)
 	if err != nil {
@@ -102,6 +95,37 @@ func (h *handler) start(ctx context.Context, req *a2a.SendMessageRequest) (a2a.T
 		return "", a2aError(err)
 	}
 	return a2a.TaskID(id), nil
+}
+
+// answer is a message on a task that exists: a task whose agent asked for
+// input (its run waits: INPUT_REQUIRED) takes it as the answer, which is
+// sent to the agent as the next message of its own remote task; the run
+// goes on before this returns. Any other task takes no more messages.
+func (h *handler) answer(ctx context.Context, msg *a2a.Message) (a2a.TaskID, error) {
+	r, err := h.run(ctx, msg.TaskID)
+	if err != nil {
+		return "", err
+	}
+	if r.Status != store.StatusWaiting {
+		return "", a2a.NewError(a2a.ErrUnsupportedOperation,
+			fmt.Sprintf("task %s is %s and takes no more messages; send a new message without taskId", r.RunID, stateOf(r.Status)))
+	}
+	input, err := inputOf(msg)
+	if err != nil {
+		return "", err
+	}
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return "", invalid("the message's input does not encode as JSON")
+	}
+	if _, err := h.s.cfg.Runs.Answer(ctx, h.p, r.RunID, raw); err != nil {
+		if fe := fault.From(err); fe.Kind == fault.Conflict {
+			// Answered already by another message: the task takes no more now.
+			return "", a2a.NewError(a2a.ErrUnsupportedOperation, fe.Message)
+		}
+		return "", a2aError(err)
+	}
+	return msg.TaskID, nil
 }
 
 // SendMessage starts a task. Blocking (the default) waits for the run to

@@ -38,6 +38,9 @@ type Flows interface {
 type Runs interface {
 	List(ctx context.Context, p *account.Principal, q runs.ListQuery) ([]runs.Summary, string, error)
 	Cancel(ctx context.Context, p *account.Principal, id string) (*runs.Run, error)
+	// Answer gives a waiting run its answer and runs it on while the
+	// caller waits.
+	Answer(ctx context.Context, p *account.Principal, id string, answer json.RawMessage) (*runs.Run, error)
 	Follow(ctx context.Context, p *account.Principal, id string, afterSeq int64, send func(execution.Frame) error) error
 }
 

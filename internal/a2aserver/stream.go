@@ -2,7 +2,9 @@ package a2aserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/execution"
+	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
 // errStopped ends following a run whose stream's reader went away.
@@ -59,11 +62,16 @@ func (s *Server) follow(ctx context.Context, p *account.Principal, id a2a.TaskID
 		}
 		state := task.Status.State
 		err = s.awaitEnd(ctx, p, id, read, func(f execution.Frame) error {
-			if f.Final || state != a2a.TaskStateSubmitted {
+			if f.Final {
 				return nil
 			}
-			state = a2a.TaskStateWorking
-			if !yield(a2a.NewStatusUpdateEvent(task, state, nil), nil) {
+			if state == a2a.TaskStateSubmitted {
+				state = a2a.TaskStateWorking
+				if !yield(a2a.NewStatusUpdateEvent(task, state, nil), nil) {
+					return errStopped
+				}
+			}
+			if ev := progressEvent(task, f); ev != nil && !yield(ev, nil) {
 				return errStopped
 			}
 			return nil
@@ -130,4 +138,47 @@ const recheck = time.Second
 // for the caller's next message).
 func ended(t *a2a.Task) bool {
 	return t.Status.State.Terminal() || t.Status.State == a2a.TaskStateInputRequired
+}
+
+// progressEvent is the A2A event of a run's frame that carries a remote
+// agent's progress (an e2a.chunk its step reported): text as a WORKING
+// status update whose message is the text, a custom {"type":"artifact"}
+// as an artifact update. Any other frame (the engine's own events) is nil.
+func progressEvent(task *a2a.Task, f execution.Frame) a2a.Event {
+	var frame struct {
+		Kind string `json:"response_kind"`
+		Body struct {
+			DeltaKind string `json:"delta_kind"`
+			Delta     any    `json:"delta"`
+		} `json:"body"`
+	}
+	if json.Unmarshal(f.Data, &frame) != nil || frame.Kind != string(e2a.KindChunk) {
+		return nil
+	}
+	switch d := frame.Body.Delta.(type) {
+	case string:
+		if frame.Body.DeltaKind != e2a.DeltaText || d == "" {
+			return nil
+		}
+		return a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, &a2a.Message{ID: fmt.Sprintf("%s/progress/%d", task.ID, f.Seq),
+			Role: a2a.MessageRoleAgent, TaskID: task.ID, ContextID: task.ContextID, Parts: a2a.ContentParts{a2a.NewTextPart(d)}})
+	case map[string]any:
+		if d["type"] != "artifact" {
+			return nil
+		}
+		id, _ := d["artifactId"].(string)
+		name, _ := d["name"].(string)
+		var part *a2a.Part
+		switch {
+		case d["data"] != nil:
+			part = a2a.NewDataPart(d["data"])
+		case d["file"] != nil:
+			part = a2a.NewDataPart(d["file"])
+		default:
+			return nil
+		}
+		return &a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID,
+			Artifact: &a2a.Artifact{ID: a2a.ArtifactID("progress-" + id), Name: name, Parts: a2a.ContentParts{part}}}
+	}
+	return nil
 }

@@ -76,7 +76,29 @@ func taskOf(r *agentflow.Run) *a2a.Task {
 		t.Status.Message = &a2a.Message{ID: r.RunID + "/" + string(r.Status), Role: a2a.MessageRoleAgent,
 			TaskID: t.ID, ContextID: t.ContextID, Parts: a2a.ContentParts{a2a.NewTextPart(text)}}
 	}
+	if q := questionOf(r); q != nil {
+		t.Status.Message = &a2a.Message{ID: r.RunID + "/" + string(r.Status), Role: a2a.MessageRoleAgent,
+			TaskID: t.ID, ContextID: t.ContextID, Parts: q}
+	}
 	return t
+}
+
+// questionOf is what a waiting run's agent asks, as the parts of the
+// task's status message: the question's text, and its whole request as
+// data (the agent, its own task's ids). nil: the run does not wait on an
+// agent.
+func questionOf(r *agentflow.Run) a2a.ContentParts {
+	p, ok := r.Pending.(map[string]any)
+	if r.Status != store.StatusWaiting || !ok {
+		return nil
+	}
+	text := "the agent asks for input"
+	if q, ok := p["question"].(map[string]any); ok {
+		if s, ok := q["text"].(string); ok && s != "" {
+			text = s
+		}
+	}
+	return a2a.ContentParts{a2a.NewTextPart(text), a2a.NewDataPart(p)}
 }
 
 func updatedAt(r *agentflow.Run) *time.Time {

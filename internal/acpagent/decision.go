@@ -15,10 +15,10 @@ import (
 )
 
 // Decision is work that waits for the editor's user to choose, shown as a
-// tool call and asked with session/request_permission. Today it is a
-// capability run's pending task whose answer has a closed set of values;
-// an agent call that hands a decision back (a pending decision of the run
-// service) is meant to become one too and take the same path (turn.decide).
+// tool call and asked with session/request_permission: a capability run's
+// pending task whose answer has a closed set of values, or an agent's
+// question with options (an agent call that failed with
+// details.inputRequired, such as an ACP agent's permission request).
 type Decision struct {
 	ID      string // the tool call's id
 	Title   string
@@ -30,7 +30,10 @@ type Decision struct {
 type Option struct {
 	ID, Name string
 	Reject   bool // shown as reject_once, else allow_once
-	Answer   any
+	// Kind, when set, is the option's kind as the agent gave it (it wins
+	// over Reject).
+	Kind   acp.PermissionOptionKind
+	Answer any
 }
 
 // rejectWords mark an option that says no, for the editor's styling only:
@@ -98,6 +101,9 @@ func (t *turn) decide(ctx context.Context, d *Decision) (any, error) {
 		kind := acp.PermissionOptionKindAllowOnce
 		if o.Reject {
 			kind = acp.PermissionOptionKindRejectOnce
+		}
+		if o.Kind != "" {
+			kind = o.Kind
 		}
 		opts[i] = acp.PermissionOption{OptionId: acp.PermissionOptionId(o.ID), Name: o.Name, Kind: kind}
 	}

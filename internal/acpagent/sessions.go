@@ -7,6 +7,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -19,6 +20,9 @@ type session struct {
 	last    time.Time // the end of its latest prompt, or its opening
 	busy    bool      // a prompt is running
 	pending *handedBack
+	// asked is an agent's question without options handed back: the next
+	// prompt answers it (agent.invoke with its remote_task_id).
+	asked *op.AgentPending
 }
 
 // sessions are the open sessions, bounded in count and idle time. Idle ones

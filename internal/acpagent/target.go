@@ -75,19 +75,7 @@ func (t Target) run(ctx context.Context, tn *turn, in *promptIn) error {
 	case "flow":
 		return t.runFlow(ctx, tn, in)
 	}
-	env, err := in.agentInvoke(t.name, tn.s)
-	if err != nil {
-		return err
-	}
-	out, err := tn.call(ctx, env)
-	if err != nil {
-		return err
-	}
-	if !tn.sentText {
-		// The agent streamed no text: its whole output is one chunk.
-		return tn.say(ctx, outputText(out))
-	}
-	return nil
+	return t.runAgent(ctx, tn, in)
 }
 
 // runCapability runs the capability with the prompt as its inputs (a JSON

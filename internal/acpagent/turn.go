@@ -9,6 +9,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -115,6 +116,9 @@ func resultOf(v any) any {
 type callError struct {
 	code, message string
 	suggestions   []string
+	// pending is what the agent asks when the call ended because it waits
+	// for its caller (details.inputRequired).
+	pending *op.AgentPending
 }
 
 func (e *callError) Error() string { return e.code + ": " + e.message }
@@ -126,7 +130,12 @@ func faultOf(body map[string]any) *callError {
 		msg = "the call failed"
 	}
 	e := &callError{code: code, message: msg}
-	if d, ok := body["details"].(map[string]any); ok {
+	// In process the details are the service's own Go value: read as
+	// JSON, as over HTTP.
+	if d, ok := resultOf(body["details"]).(map[string]any); ok {
+		if inner, ok := d["details"].(map[string]any); ok {
+			e.pending, _ = op.AgentPendingFrom(inner)
+		}
 		if ss, ok := d["suggestions"].([]any); ok {
 			for _, s := range ss {
 				if str, ok := s.(string); ok {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
 // An agent registered with protocol a2a is called with a2a-go's client: one
@@ -38,14 +40,9 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	if res != nil {
 		return nil, res
 	}
-	hc := inv.a2aHTTPClient(c)
-	client, err := a2aclient.NewFromCard(actx, card,
-		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
-		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
-		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}))
-	if err != nil {
-		return nil, &result{err: upstream(c.name, "has an agent card sluice cannot call through: %s", c.scrub.ScrubText(err.Error())),
-			counts: true}
+	client, fe := inv.a2aClient(actx, card, c)
+	if fe != nil {
+		return nil, &result{err: fe, counts: true}
 	}
 	defer func() { _ = client.Destroy() }()
 	var input any
@@ -54,11 +51,22 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	}
 	msg := &a2a.Message{ID: c.taskID, Role: a2a.MessageRoleUser, Parts: a2a.ContentParts{a2a.NewDataPart(input)},
 		Metadata: map[string]any{"correlation_id": c.corr}}
+	if cont, ok := op.AgentContinuationFrom(ctx); ok {
+		// The answer to a remote task's question: the next message of that
+		// task, in its context. An answer that is only text goes as text,
+		// which is what an agent that asked in words reads.
+		msg.TaskID, msg.ContextID = a2a.TaskID(cont.TaskID), cont.ContextID
+		if m, ok := input.(map[string]any); ok && len(m) == 1 {
+			if txt, ok := m["text"].(string); ok {
+				msg.Parts = a2a.ContentParts{a2a.NewTextPart(txt)}
+			}
+		}
+	}
 	req := &a2a.SendMessageRequest{Message: msg}
 	inv.o.Logger.Debug("calling A2A agent", "agent", c.name, "taskId", c.taskID, "attempt", n)
 
 	var task *a2a.Task
-	final, err := inv.a2aSend(actx, client, card, req, &task)
+	final, err := inv.a2aSend(actx, client, card, req, &task, newUpdater(ctx, c.scrub), msg.TaskID != "")
 	if err != nil {
 		if task != nil && ctx.Err() != nil {
 			// The caller gave up: the remote task is cancelled too.
@@ -71,6 +79,50 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	return inv.a2aOutcome(c, final)
 }
 
+// a2aClient is a2a-go's client for card, speaking whichever transport and
+// protocol version it offers, over the call's HTTP client.
+func (inv *Invoker) a2aClient(ctx context.Context, card *a2a.AgentCard, c *call) (*a2aclient.Client, *fault.Error) {
+	hc := inv.a2aHTTPClient(c)
+	client, err := a2aclient.NewFromCard(ctx, card,
+		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}))
+	if err != nil {
+		return nil, upstream(c.name, "has an agent card sluice cannot call through: %s", c.scrub.ScrubText(err.Error()))
+	}
+	return client, nil
+}
+
+// CancelRemote cancels the remote task taskID of A2A agent name: a run
+// that waited on it for input was cancelled, and no call of it is under
+// way to cancel it. It takes at most a2aCancelTimeout; an agent that is
+// not an A2A agent has no remote task (Invalid).
+func (inv *Invoker) CancelRemote(ctx context.Context, name, taskID string) error {
+	c, err := inv.prepare(ctx, name, "", nil, "")
+	if err != nil {
+		return err
+	}
+	if c.entry.Protocol != agenthttp.ProtocolA2A {
+		return fault.New(fault.Invalid, "agent %s is not an A2A agent: it has no remote task to cancel", name).WithDetail("agent", name)
+	}
+	cctx, cancel := context.WithTimeout(ctx, a2aCancelTimeout)
+	defer cancel()
+	cctx = egress.WithSensitive(cctx, egress.Sensitive{Headers: c.sensitive})
+	card, res := inv.a2aCard(cctx, ctx, c)
+	if res != nil {
+		return res.err
+	}
+	client, fe := inv.a2aClient(cctx, card, c)
+	if fe != nil {
+		return fe
+	}
+	defer func() { _ = client.Destroy() }()
+	if _, err := client.CancelTask(cctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(taskID)}); err != nil {
+		return inv.a2aFailure(ctx, cctx, c, err).err
+	}
+	return nil
+}
+
 // a2aSend sends req and returns the terminal answer: a message, or a task in
 // a state where the agent waits for nothing more from itself (completed,
 // failed, cancelled, rejected, or asking for input). The message is sent to
@@ -78,7 +130,14 @@ func (inv *Invoker) a2aAttempt(ctx context.Context, c *call, n int) (json.RawMes
 // waited for (a caller who gives up cancels it: *task); the task is then
 // followed on its stream when the agent streams, else read until it
 // settles.
-func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card *a2a.AgentCard, req *a2a.SendMessageRequest, task **a2a.Task) (a2a.SendMessageResult, error) {
+//
+// Updates on the way (status changes and messages, artifact updates) go to
+// u, which a caller asked for with WithUpdates (nil: nobody listens).
+//
+// A message that continues a task which waited (cont) is answered at once
+// with the task as it was, still asking: that question is stale, and the
+// task is followed until it has moved on from it.
+func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card *a2a.AgentCard, req *a2a.SendMessageRequest, task **a2a.Task, u *updater, cont bool) (a2a.SendMessageResult, error) {
 	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
 	res, err := client.SendMessage(ctx, req)
 	if err != nil {
@@ -89,7 +148,23 @@ func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card 
 		return res, nil
 	}
 	*task = t
-	if settled(t.Status.State) {
+	var stale *a2a.TaskStatus
+	if cont && waits(t.Status.State) {
+		s := t.Status
+		stale = &s
+	}
+	settled := func(s a2a.TaskStatus) bool {
+		switch {
+		case stale == nil:
+			return settled(s.State)
+		case !waits(s.State) || !sameStatus(s, *stale):
+			stale = nil // it moved on: from now on its state is news
+			return settled(s.State)
+		}
+		return false
+	}
+	u.status(t, t.Status)
+	if settled(t.Status) {
 		return t, nil
 	}
 	if card.Capabilities.Streaming {
@@ -105,25 +180,45 @@ func (inv *Invoker) a2aSend(ctx context.Context, client *a2aclient.Client, card 
 				return e, nil
 			case *a2a.Task:
 				t = e
+				u.status(t, t.Status)
 			case *a2a.TaskStatusUpdateEvent:
 				t.Status = e.Status
+				u.status(t, t.Status)
 			case *a2a.TaskArtifactUpdateEvent:
 				t.Artifacts = mergeArtifact(t.Artifacts, e)
+				u.artifact(e)
 			}
 			*task = t
-			if settled(t.Status.State) {
+			if settled(t.Status) {
 				return t, nil
 			}
 		}
 	}
-	return a2aPoll(ctx, client, t)
+	return a2aPoll(ctx, client, t, u, settled)
+}
+
+// waits: a task in state s waits for its caller.
+func waits(s a2a.TaskState) bool {
+	return s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
+}
+
+// sameStatus: a and b are one status seen twice (same state, message and
+// time).
+func sameStatus(a, b a2a.TaskStatus) bool {
+	if a.State != b.State || (a.Message == nil) != (b.Message == nil) || (a.Timestamp == nil) != (b.Timestamp == nil) {
+		return false
+	}
+	if a.Message != nil && a.Message.ID != b.Message.ID {
+		return false
+	}
+	return a.Timestamp == nil || a.Timestamp.Equal(*b.Timestamp)
 }
 
 // a2aPoll reads a task that is not settled until it is (or ctx ends),
 // waiting 10 ms, then twice as long each time, up to half a second.
-func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task) (a2a.SendMessageResult, error) {
+func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task, u *updater, settled func(a2a.TaskStatus) bool) (a2a.SendMessageResult, error) {
 	wait := 10 * time.Millisecond
-	for !settled(t.Status.State) {
+	for !settled(t.Status) {
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -137,6 +232,7 @@ func a2aPoll(ctx context.Context, client *a2aclient.Client, t *a2a.Task) (a2a.Se
 			return nil, err
 		}
 		t = got
+		u.status(t, t.Status)
 	}
 	return t, nil
 }
@@ -186,10 +282,7 @@ func (inv *Invoker) a2aOutcome(c *call, final a2a.SendMessageResult) (json.RawMe
 				parts = r.Status.Message.Parts
 			}
 		case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
-			return nil, &result{err: upstream(c.name, "asks for %s before it goes on: %s", askedFor(r.Status.State),
-				clip(c.scrub.ScrubText(taskStatusMessage(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)).
-				WithSuggestions("sluice does not yet answer an A2A agent's question within a task; call an agent that completes on its input"),
-				agentAnswered: true}
+			return nil, &result{err: inputRequired(c, r), agentAnswered: true}
 		default:
 			return nil, &result{err: upstream(c.name, "ended its task %s: %s", stateWord(r.Status.State),
 				clip(c.scrub.ScrubText(taskStatusMessage(r)))).WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)),
@@ -241,6 +334,28 @@ func outputOf(parts a2a.ContentParts) (json.RawMessage, error) {
 		out["files"] = files
 	}
 	return json.Marshal(out)
+}
+
+// inputRequired is the failure of a call whose remote task waits for its
+// caller: the question (the task's status message, scrubbed and bounded)
+// and the remote task's ids travel in the detail op.DetailInputRequired,
+// which a durable caller turns into a pending decision and a synchronous
+// one into an answer that says how to go on.
+func inputRequired(c *call, r *a2a.Task) *fault.Error {
+	p := &op.AgentPending{Agent: c.name, State: string(r.Status.State), TaskID: string(r.ID), ContextID: r.ContextID}
+	if r.Status.Message != nil && len(r.Status.Message.Parts) > 0 {
+		if q, err := outputOf(r.Status.Message.Parts); err == nil && len(q) <= agenthttp.MaxErrorMessageBytes*8 {
+			var v any
+			if json.Unmarshal(c.scrub.ScrubJSON(q), &v) == nil {
+				p.Question = v
+			}
+		}
+	}
+	return upstream(c.name, "asks for %s before it goes on: %s", askedFor(r.Status.State), clip(c.scrub.ScrubText(taskStatusMessage(r)))).
+		WithDetail("state", string(r.Status.State)).WithDetail("remoteTaskId", string(r.ID)).
+		WithDetail(op.DetailInputRequired, p.Map()).
+		WithSuggestions("Answer it as the next message of the same remote task: call the agent again with the answer as input " +
+			"and remote_task_id " + quote(string(r.ID)) + " (agent.invoke), or answer the run that waits (a workflow step)")
 }
 
 func askedFor(s a2a.TaskState) string {

@@ -36,6 +36,43 @@ type a2aAgent struct {
 	act       func(ctx context.Context, exec *a2asrv.ExecutorContext, input map[string]any, yield func(a2a.Event, error) bool)
 	streaming bool
 	cardURL   string // the interface URL its card names ("": its own /rpc)
+	subs      map[string]chan struct{}
+}
+
+// subscribed is closed once a subscription to task id has begun to answer:
+// the server reads the task's events for it from then on, so an agent that
+// waits for it before it goes on streams every update to its caller.
+func (a *a2aAgent) subscribed(id string) chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.subs == nil {
+		a.subs = map[string]chan struct{}{}
+	}
+	ch, ok := a.subs[id]
+	if !ok {
+		ch = make(chan struct{})
+		a.subs[id] = ch
+	}
+	return ch
+}
+
+// firstWrite closes once when the response is first written.
+type firstWrite struct {
+	http.ResponseWriter
+	once *sync.Once
+	ch   chan struct{}
+}
+
+func (w firstWrite) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.once.Do(func() { close(w.ch) })
+	return n, err
+}
+
+func (w firstWrite) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 func newA2AAgent(t *testing.T, streaming bool, act func(ctx context.Context, exec *a2asrv.ExecutorContext, input map[string]any, yield func(a2a.Event, error) bool)) *a2aAgent {
@@ -59,12 +96,18 @@ func newA2AAgent(t *testing.T, streaming bool, act func(ctx context.Context, exe
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var call struct {
 			Method string `json:"method"`
+			Params struct {
+				ID string `json:"id"`
+			} `json:"params"`
 		}
 		_ = json.Unmarshal(body, &call)
 		a.mu.Lock()
 		a.auth = append(a.auth, r.Header.Get("Authorization"))
 		a.methods = append(a.methods, call.Method)
 		a.mu.Unlock()
+		if call.Method == "SubscribeToTask" {
+			w = firstWrite{ResponseWriter: w, once: &sync.Once{}, ch: a.subscribed(call.Params.ID)}
+		}
 		rpc.ServeHTTP(w, r)
 	})
 	a.srv = httptest.NewServer(mux)
@@ -104,6 +147,19 @@ func (a *a2aAgent) called(method string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Contains(a.methods, method)
+}
+
+// count is how many requests of method came.
+func (a *a2aAgent) count(method string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, m := range a.methods {
+		if m == method {
+			n++
+		}
+	}
+	return n
 }
 
 func (a *a2aAgent) seen() (auth, messages, cancelled []string) {

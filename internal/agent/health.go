@@ -60,6 +60,10 @@ func (inv *Invoker) CheckHealth(ctx context.Context, name string) (Health, error
 func (inv *Invoker) check(ctx context.Context, e agenthttp.Entry) (h Health) {
 	h = Health{Agent: e.Name, CheckedAt: inv.o.Clock.Now().UTC()}
 	defer func() { h.Breaker = inv.Breaker(e.Name) }()
+	if e.Protocol == agenthttp.ProtocolACP {
+		inv.acpCheck(e, &h)
+		return h
+	}
 	if err := inv.o.Registry.CheckURL(e.URL); err != nil {
 		h.Error = fault.From(err).Message
 		return h

@@ -53,6 +53,8 @@ type Invoker struct {
 	o      InvokerOptions
 	client *http.Client
 
+	acp *acpPool // the processes of protocol acp agents
+
 	mu       sync.Mutex
 	breakers map[string]*breaker
 	health   map[string]Health
@@ -86,8 +88,12 @@ func NewInvoker(o InvokerOptions) *Invoker {
 	}
 	c := *base
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Invoker{o: o, client: &c, breakers: map[string]*breaker{}, health: map[string]Health{}, cards: map[string]cachedCard{}}
+	return &Invoker{o: o, client: &c, acp: newACPPool(o.Registry.o.ACP, o.Logger),
+		breakers: map[string]*breaker{}, health: map[string]Health{}, cards: map[string]cachedCard{}}
 }
+
+// Close stops the processes of ACP agents the invoker runs.
+func (inv *Invoker) Close() { inv.acp.close() }
 
 // call is one invocation's fixed parts, shared by its attempts.
 type call struct {
@@ -113,12 +119,17 @@ type call struct {
 // NotFound for an unknown agent, Upstream for the agent's failures (with its
 // message, scrubbed of the agent's credentials), Timeout, Unavailable,
 // RateLimited, PermissionDenied for egress refusals.
+//
+// An A2A agent's call also reads ctx: its updates go to the function of
+// WithUpdates, WithContinuation makes input the next message of a remote
+// task that asked for input, and a task that asks is an Upstream error
+// whose details carry the question (op.AgentPendingOf).
 func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (json.RawMessage, error) {
 	c, err := inv.prepare(ctx, name, taskID, input, correlationID)
 	if err != nil {
 		return nil, err
 	}
-	br := inv.breaker(c.name, c.entry.URL)
+	br := inv.breaker(c.name, endpointOf(c.entry))
 	retry := c.entry.Retry
 	var last *fault.Error
 	for n := 0; ; n++ {
@@ -196,8 +207,10 @@ func (inv *Invoker) prepare(ctx context.Context, name, taskID string, input json
 	if err != nil {
 		return nil, err
 	}
-	if err := inv.o.Registry.CheckURL(e.URL); err != nil {
-		return nil, err
+	if e.Protocol != agenthttp.ProtocolACP {
+		if err := inv.o.Registry.CheckURL(e.URL); err != nil {
+			return nil, err
+		}
 	}
 	h, sensitive, scrub, err := inv.authHeaders(ctx, e)
 	if err != nil {
@@ -254,8 +267,11 @@ type result struct {
 
 // attemptOf is how one attempt of c is made: by the agent's protocol.
 func (inv *Invoker) attemptOf(c *call) func(context.Context, *call, int) (json.RawMessage, *result) {
-	if c.entry.Protocol == agenthttp.ProtocolA2A {
+	switch c.entry.Protocol {
+	case agenthttp.ProtocolA2A:
 		return inv.a2aAttempt
+	case agenthttp.ProtocolACP:
+		return inv.acpAttempt
 	}
 	return inv.attempt
 }
@@ -368,6 +384,15 @@ func (inv *Invoker) transportFailure(ctx, actx context.Context, c *call, err err
 func (inv *Invoker) backoff(c agenthttp.RetryConfig, n int) time.Duration {
 	d := float64(c.Delay(n)) * (0.8 + 0.4*inv.o.Jitter())
 	return min(time.Duration(d), c.MaxDelay)
+}
+
+// endpointOf is what an agent's breaker is for: its URL, or for an ACP
+// agent its command; a new endpoint starts with a closed breaker.
+func endpointOf(e agenthttp.Entry) string {
+	if e.ACP != nil {
+		return "acp:" + e.ACP.Command
+	}
+	return e.URL
 }
 
 // breaker returns the agent's breaker, a new one when its URL changed.

@@ -105,7 +105,9 @@ func TestRateLimitHonoursRetryAfter(t *testing.T) {
 func TestTimeoutIsRetried(t *testing.T) {
 	e := newEnv(t)
 	s := newScript(t, answer{hang: true}, ok(`{"late":false}`))
-	e.register(t, "slow", s.srv.URL, func(en *agenthttp.Entry) { en.Timeout = 100 * time.Millisecond })
+	// The first attempt hangs for the whole timeout; the second must answer
+	// within it, on a machine that may be busy: a second is ample.
+	e.register(t, "slow", s.srv.URL, func(en *agenthttp.Entry) { en.Timeout = time.Second })
 	out, err := e.inv.Invoke(ctx, "slow", "t", nil, "")
 	if err != nil || string(out) != `{"late":false}` || s.calls() != 2 {
 		t.Fatalf("%s %v after %d calls", out, err, s.calls())

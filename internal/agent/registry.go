@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/clock"
+	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
@@ -37,6 +38,10 @@ type RegistryOptions struct {
 	Vault Vault
 	// Egress is the server's rule (config egress.allow_private).
 	Egress egress.Policy
+	// ACP is the allowlist of ACP agent programs and the bounds of their
+	// processes (config agents.acp): an entry of protocol acp must name one
+	// of its commands.
+	ACP config.ACP
 	// CacheTTL is how long an entry read from the store is used without
 	// reading it again (0: 5 s; negative: no cache). Changes made through
 	// this Registry are seen at once; those of another process after at
@@ -90,7 +95,11 @@ func (r *Registry) Register(ctx context.Context, e agenthttp.Entry) (agenthttp.E
 		return agenthttp.Entry{}, false, invalidEntry(err)
 	}
 	e = e.Clone()
-	if err := r.CheckURL(e.URL); err != nil {
+	if e.Protocol == agenthttp.ProtocolACP {
+		if _, fe := acpRunOf(r.o.ACP.Commands, e); fe != nil {
+			return agenthttp.Entry{}, false, fe
+		}
+	} else if err := r.CheckURL(e.URL); err != nil {
 		return agenthttp.Entry{}, false, err
 	}
 	for _, f := range e.Secrets() {

@@ -52,6 +52,9 @@ func resultOf(wf *agenthttp.Workflow, res *engine.Result) result {
 			out.Output = v
 		}
 	}
+	if res.Status == engine.StatusWaiting && res.Waiting != nil {
+		out.Pending = res.Waiting.Request
+	}
 	if res.Status == engine.StatusFailed && len(res.Errors) > 0 {
 		if _, ok := wf.Steps[res.Errors[0].OperationID]; ok {
 			out.FailedStep = res.Errors[0].OperationID
@@ -143,9 +146,15 @@ func (s *stepOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 	if s.r.final(ctx, rc) {
 		return nil, errRunFinal
 	}
+	// An A2A agent's updates are the run's chunk frames; a remote task that
+	// asks for input makes the run wait, and its answer continues that task.
+	callCtx, in, taskID, err := op.PrepareAgentStep(ctx, rc, in, TaskID(rc.ExecutionID, s.step.ID))
+	if err != nil {
+		return nil, err
+	}
 	rep.started = time.Now()
 	s.r.report(ctx, rep, agenthttp.StepRunning, nil)
-	out, err := s.r.Invoker.Invoke(ctx, s.step.AgentName, TaskID(rc.ExecutionID, s.step.ID), in, rc.ExecutionID)
+	out, err := s.r.Invoker.Invoke(callCtx, s.step.AgentName, taskID, in, rc.ExecutionID)
 	// Cancelled, or the process stops (the step runs again elsewhere, same
 	// task_id): whatever the agent answered is dropped. Only a cancel is
 	// reported: a stopped step is not over. The record is read once.
@@ -159,6 +168,9 @@ func (s *stepOp) Run(ctx context.Context, rc *op.RunContext) (any, error) {
 		return nil, errRunFinal
 	}
 	if err != nil {
+		if waits, ok := op.AgentStepWaits(rc, err); ok {
+			return nil, waits
+		}
 		fe := s.failure(err)
 		s.r.report(ctx, rep, agenthttp.StepFailed, failedMeta(fe))
 		return nil, fe

@@ -95,6 +95,9 @@ type result struct {
 	Outputs    map[string]json.RawMessage `json:"outputs"`
 	Output     json.RawMessage            `json:"output"`
 	FailedStep string                     `json:"failed_step,omitempty"`
+	// Pending is what a waiting run's step asks (an A2A agent's question):
+	// the engine's waiting request.
+	Pending any `json:"pending,omitempty"`
 }
 
 // TaskID is the agent task id of a step: the same on every attempt and

@@ -33,11 +33,15 @@ type Run struct {
 	// Outputs of the completed steps by step id.
 	Outputs map[string]json.RawMessage `json:"outputs"`
 	// Output is the last step's output once the run succeeded (null before).
-	Output     json.RawMessage `json:"output"`
-	Errors     []fault.Object  `json:"errors,omitempty"`
-	CreatedAt  time.Time       `json:"created_at"`
-	StartedAt  *time.Time      `json:"started_at,omitempty"`
-	FinishedAt *time.Time      `json:"finished_at,omitempty"`
+	Output json.RawMessage `json:"output"`
+	Errors []fault.Object  `json:"errors,omitempty"`
+	// Pending is what a waiting run asks: a step whose remote A2A task asks
+	// for input ({"type":"agent_input","agent","state","remoteTaskId",
+	// "contextId","question"}); run.answer answers it.
+	Pending    any        `json:"pending,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
 }
 
 // StepState is one step of a Run.
@@ -79,6 +83,12 @@ func (r *Runner) Get(ctx context.Context, accountID, runID string) (*Run, error)
 	} else {
 		if v.Outputs, err = r.outputsSoFar(ctx, wf, e); err != nil {
 			return nil, err
+		}
+		if e.Status == store.StatusWaiting && len(e.Result) > 0 {
+			var res result
+			if json.Unmarshal(e.Result, &res) == nil {
+				v.Pending = res.Pending
+			}
 		}
 	}
 	if v.Outputs == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -42,6 +43,14 @@ type Client struct {
 
 	mu      sync.Mutex
 	pending map[string]chan *agenthttp.ResultMessage
+	// listeners are the update functions of waiters that asked for updates
+	// (op.WithAgentUpdates), by the same key.
+	listeners map[string]func(op.AgentUpdate)
+	// running are the cancel functions of tasks a worker of this process
+	// runs for this client's callers (Worker.Local), by the same key: a
+	// caller that gives up stops its task, which cancels the remote A2A
+	// task it started.
+	running map[string]context.CancelFunc
 	// dropped counts results nobody waited for (duplicates, or callers that
 	// gave up), for tests and logs.
 	dropped int
@@ -102,6 +111,13 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 	// result, never another account's).
 	t := agenthttp.TaskMessage{RunID: ids.New(ids.AgentCall), TaskID: taskID, AgentName: name, InputData: input,
 		CorrelationID: correlationID, ReplyTo: c.replyTo(), Timestamp: c.now()}
+	// What the caller asked beyond the input goes with the task: the remote
+	// task it continues, and whether it listens to updates.
+	if cont, ok := op.AgentContinuationFrom(ctx); ok {
+		t.RemoteTaskID, t.ContextID = cont.TaskID, cont.ContextID
+	}
+	listen := op.AgentUpdatesFrom(ctx)
+	t.Updates = listen != nil
 	b, err := json.Marshal(t)
 	if err != nil {
 		return nil, fault.New(fault.Invalid, "the agent's input is not JSON").WithDetail("path", "input")
@@ -116,6 +132,12 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 		c.pending = map[string]chan *agenthttp.ResultMessage{}
 	}
 	c.pending[key] = ch
+	if listen != nil {
+		if c.listeners == nil {
+			c.listeners = map[string]func(op.AgentUpdate){}
+		}
+		c.listeners[key] = listen
+	}
 	c.mu.Unlock()
 	defer c.forget(key)
 	if _, err := c.Queue.Enqueue(ctx, queue.Message{Topic: c.tasks(), ID: key, Payload: b}); err != nil {
@@ -137,6 +159,7 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 		return nil, fault.New(fault.Timeout, "no result for agent %s's task %s within %s: is a worker running (`sluice worker`, or serve without --workers 0)?",
 			name, taskID, wait).WithDetail("agent", name).WithDetail("taskId", taskID)
 	case <-ctx.Done():
+		c.stop(key)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fault.New(fault.Timeout, "agent %s's task %s did not finish in time", name, taskID).
 				WithDetail("agent", name).WithDetail("taskId", taskID)
@@ -155,7 +178,48 @@ func (c *Client) tasks() string {
 func (c *Client) forget(key string) {
 	c.mu.Lock()
 	delete(c.pending, key)
+	delete(c.listeners, key)
 	c.mu.Unlock()
+}
+
+// started records the cancel function of a task a worker of this process
+// runs for this client; the worker calls stopped when it is done.
+func (c *Client) started(key string, cancel context.CancelFunc) {
+	c.mu.Lock()
+	if c.running == nil {
+		c.running = map[string]context.CancelFunc{}
+	}
+	c.running[key] = cancel
+	c.mu.Unlock()
+}
+
+func (c *Client) stopped(key string) {
+	c.mu.Lock()
+	delete(c.running, key)
+	c.mu.Unlock()
+}
+
+// stop cancels the task of key when a worker of this process runs it. A
+// task a worker of another process runs goes on to its end, and its result
+// is dropped.
+func (c *Client) stop(key string) {
+	c.mu.Lock()
+	cancel := c.running[key]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// update hands one update of a task to its caller, when it still listens.
+// The listener runs outside the lock, in the order updates arrive.
+func (c *Client) update(runID, taskID string, u op.AgentUpdate) {
+	c.mu.Lock()
+	fn := c.listeners[itemID(runID, taskID)]
+	c.mu.Unlock()
+	if fn != nil {
+		fn(u)
+	}
 }
 
 // Run takes results from the reply topic until ctx ends and hands each to
@@ -190,6 +254,17 @@ func (c *Client) Run(ctx context.Context) error {
 }
 
 func (c *Client) deliver(it queue.Item) {
+	if agenthttp.IsUpdateMessage(it.Payload) {
+		m, err := agenthttp.DecodeUpdateMessage(it.Payload, agenthttp.Limits{})
+		if err != nil {
+			c.log().Warn("agent update dropped: not an update message", "item", it.ID, "error", err.Error())
+			return
+		}
+		var delta any
+		_ = json.Unmarshal(m.Delta, &delta) // the decoder read it as JSON
+		c.update(m.RunID, m.TaskID, op.AgentUpdate{Kind: m.DeltaKind, Delta: delta})
+		return
+	}
 	r, err := agenthttp.DecodeResultMessage(it.Payload, agenthttp.Limits{})
 	if err != nil {
 		c.log().Warn("agent result dropped: not a result message", "item", it.ID, "error", err.Error())
@@ -212,7 +287,8 @@ func (c *Client) handOver(r *agenthttp.ResultMessage) {
 		c.log().Debug("agent result nobody waits for: a duplicate, or its caller gave up", "run", r.RunID, "task", r.TaskID)
 		return
 	}
-	ch <- r // buffered, and the only send: the key was removed above
+	delete(c.listeners, key) // the result is the last word: no update after it
+	ch <- r                  // buffered, and the only send: the key was removed above
 }
 
 // Dropped is how many results were dropped because nobody waited for them.

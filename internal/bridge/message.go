@@ -36,6 +36,13 @@ func resultOf(t *agenthttp.TaskMessage, out json.RawMessage, err error) agenthtt
 	// credentials out of it, and the cause stays in this process's log.
 	msg := fe.Message
 	r.Status, r.OutputData, r.ErrorMessage, r.ErrorCode = agenthttp.ResultFailure, json.RawMessage("null"), &msg, fe.Kind.String()
+	// The details are public by the fault's contract; a waiting A2A task's
+	// question and ids travel in them.
+	if len(fe.Details) > 0 {
+		if b, err := json.Marshal(fe.Details); err == nil {
+			r.ErrorDetails = b
+		}
+	}
 	return r
 }
 
@@ -51,5 +58,9 @@ func errorOf(r *agenthttp.ResultMessage, agentName string) *fault.Error {
 	if r.ErrorMessage != nil && *r.ErrorMessage != "" {
 		msg = *r.ErrorMessage
 	}
-	return fault.New(kind, "%s", msg).WithDetail("agent", agentName).WithDetail("taskId", r.TaskID)
+	fe := fault.New(kind, "%s", msg)
+	if len(r.ErrorDetails) > 0 {
+		_ = json.Unmarshal(r.ErrorDetails, &fe.Details) // an object: the decoder checked
+	}
+	return fe.WithDetail("agent", agentName).WithDetail("taskId", r.TaskID)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -169,9 +170,22 @@ func (w *Worker) handle(ctx context.Context, it queue.Item) {
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if w.Local != nil && t.ResultTopic() == w.Local.replyTo() {
+		// Its caller waits in this process: when it gives up, the call
+		// stops too (and cancels the remote task it started).
+		key := itemID(t.RunID, t.TaskID)
+		w.Local.started(key, cancel)
+		defer w.Local.stopped(key)
+	}
 	hold := queue.Hold(ctx, w.Queue, it, w.lease(), func(error) { cancel() })
 	w.monitor(ctx, t, agenthttp.StepRunning, map[string]any{"attempt": it.Attempts, "agent_name": t.AgentName})
 	start := w.now()
+	if t.RemoteTaskID != "" {
+		callCtx = op.WithAgentContinuation(callCtx, op.AgentContinuation{TaskID: t.RemoteTaskID, ContextID: t.ContextID})
+	}
+	if t.Updates {
+		callCtx = op.WithAgentUpdates(callCtx, w.updates(ctx, t))
+	}
 	out, err := w.Invoker.Invoke(callCtx, t.AgentName, t.TaskID, t.InputData, t.CorrelationID)
 	hold.Stop()
 	if ctx.Err() != nil {
@@ -232,6 +246,37 @@ func (w *Worker) publish(ctx context.Context, t *agenthttp.TaskMessage, r agenth
 	_, err = w.Queue.Enqueue(ctx, queue.Message{Topic: t.ResultTopic(), ID: itemID(t.RunID, t.TaskID), Payload: b,
 		ExpiresAt: w.now().Add(ttl)})
 	return err
+}
+
+// updates is the update function of task t: each update goes to the
+// task's reply topic ahead of its result, in memory to this process's
+// Client when the caller waits here. An update that cannot be sent is
+// dropped and logged: updates are progress, the result is the answer.
+func (w *Worker) updates(ctx context.Context, t *agenthttp.TaskMessage) func(op.AgentUpdate) {
+	seq := 0
+	return func(u op.AgentUpdate) {
+		seq++
+		if w.Local != nil && t.ResultTopic() == w.Local.replyTo() {
+			w.Local.update(t.RunID, t.TaskID, u)
+			return
+		}
+		delta, err := json.Marshal(u.Delta)
+		if err != nil {
+			return
+		}
+		b, err := json.Marshal(agenthttp.UpdateMessage{RunID: t.RunID, TaskID: t.TaskID, Seq: seq, DeltaKind: u.Kind, Delta: delta})
+		if err != nil || len(b) > queue.MaxPayloadBytes {
+			return
+		}
+		ttl := w.ResultTTL
+		if ttl <= 0 {
+			ttl = ResultTTL(0)
+		}
+		if _, err := w.Queue.Enqueue(ctx, queue.Message{Topic: t.ResultTopic(), ID: itemID(t.RunID, t.TaskID+"/u"+strconv.Itoa(seq)),
+			Payload: b, ExpiresAt: w.now().Add(ttl)}); err != nil && ctx.Err() == nil {
+			w.log().Warn("agent update not published", "run", t.RunID, "task", t.TaskID, "error", fault.From(err))
+		}
+	}
 }
 
 func (w *Worker) ack(ctx context.Context, it queue.Item) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"io"
 	"os"
 	"strconv"
@@ -45,20 +44,6 @@ func (f *adminFlags) client() (*client.Client, error) {
 		return nil, fail(ExitInvalid, "no admin key: set SLUICE_ADMIN_KEY or pass --admin-key")
 	}
 	return client.New(u, key, nil), nil
-}
-
-// serverError turns a client error into the exit code: the server refused
-// (1) or the request could not be made (1), printed without any key.
-func serverError(err error) error {
-	var ce *client.Error
-	if errors.As(err, &ce) {
-		return fail(ExitFailed, "%s", ce.Error())
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return fail(ExitFailed, "%v", err)
 }
 
 // permissionFlags are the grants an account command may set.
@@ -145,6 +130,9 @@ func (p *permissionFlags) patch(cmd *cobra.Command) (map[string]any, error) {
 	return patch, nil
 }
 
+// accountCols are the table columns of an account.
+var accountCols = []string{"agent_id", "name", "disabled", "created_at", "updated_at"}
+
 func newAccountsCmd(io Stdio) *cobra.Command {
 	var af adminFlags
 	cmd := &cobra.Command{Use: "accounts", Short: "Manage accounts (the callers of sluice) through the admin API"}
@@ -175,10 +163,11 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 	createCmd.Flags().StringVar(&name, "name", "", "the account's name, unique on the server (accounts get|update take it)")
 	create.register(createCmd)
 
+	var listOut, getOut string
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List accounts", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			format, c, err := io.start(listOut, af.client)
 			if err != nil {
 				return err
 			}
@@ -198,14 +187,15 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 			if all == nil {
 				all = []client.Account{}
 			}
-			return writeJSON(io.Out, all)
+			return io.render(format, all, accountCols...)
 		},
 	}
+	addOutputFlag(listCmd, &listOut)
 
 	getCmd := &cobra.Command{
 		Use: "get ID|NAME", Short: "Show an account and its keys (by id, or by its unique name)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := af.client()
+			format, c, err := io.start(getOut, af.client)
 			if err != nil {
 				return err
 			}
@@ -221,9 +211,10 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 			if err != nil {
 				return serverError(err)
 			}
-			return writeJSON(io.Out, map[string]any{"account": a, "keys": keys})
+			return io.render(format, map[string]any{"account": a, "keys": keys}, "account", "keys")
 		},
 	}
+	addOutputFlag(getCmd, &getOut)
 
 	var update permissionFlags
 	var newName string
@@ -385,10 +376,11 @@ func newVaultCmd(io Stdio) *cobra.Command {
 	putCmd.Flags().StringVar(&value, "value", "", "@FILE or env:VAR holding the value (default: stdin)")
 	putCmd.Flags().StringArrayVar(&hosts, "host", nil, "a host the credential may be sent to: host, host:port or *.domain (repeatable; recommended)")
 
+	var listOut string
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List credentials (never their values)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			format, c, err := io.start(listOut, af.client)
 			if err != nil {
 				return err
 			}
@@ -399,9 +391,10 @@ func newVaultCmd(io Stdio) *cobra.Command {
 			if list == nil {
 				list = []client.Credential{}
 			}
-			return writeJSON(io.Out, list)
+			return io.render(format, list, "id", "type", "hosts", "description", "updated_at")
 		},
 	}
+	addOutputFlag(listCmd, &listOut)
 	deleteCmd := &cobra.Command{
 		Use: "delete ID", Short: "Delete a credential", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

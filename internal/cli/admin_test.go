@@ -82,7 +82,7 @@ func TestAccountsAndVaultCommands(t *testing.T) {
 		t.Fatalf("vault list with a bound credential: %d %s", code, out)
 	}
 	code, _, errOut = sluice(t, secret+"\n", "vault", "put", "star", "--type", "api-key", "--host", "*")
-	if code != cli.ExitFailed || !strings.Contains(errOut, "hosts[0]") {
+	if code != cli.ExitInvalid || !strings.Contains(errOut, "hosts[0]") {
 		t.Fatalf("vault put --host '*': %d %s", code, errOut)
 	}
 	code, _, errOut = sluice(t, "", "vault", "put", "x", "--type", "api-key", "--value", "plain-text")

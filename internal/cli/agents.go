@@ -38,6 +38,7 @@ invoke calls an agent through the server with an account key
 	cmd.AddCommand(newAgentsInvokeCmd(io))
 	cmd.AddCommand(newAgentsRunWorkflowCmd(io))
 	cmd.AddCommand(newAgentsCancelRunCmd(io))
+	cmd.AddCommand(newAgentsRunsCmd(io))
 	return cmd
 }
 
@@ -66,8 +67,9 @@ Auth (at most one kind): --bearer-token or --bearer-token-ref ID; --api-key or
 NAME=VALUE and --header-ref NAME=ID (repeatable). Secret values take @FILE and
 env:VAR so they need not sit on the command line.
 
---file reads a whole entry instead ({"name", "url", "auth_config", "timeout",
-"retry_config"}; - for stdin).
+--file reads a whole entry instead ({"name", "url", "protocol", "auth_config",
+"timeout", "retry_config"}, or for an ACP agent {"name", "protocol": "acp", "acp":
+{"command", "args", "cwd", "fs", "permission"}, ...}; - for stdin).
 
 Exit 0 when registered, 1 when the server refused, 2 on invalid input.`,
 		Args: cobra.MaximumNArgs(1),
@@ -235,10 +237,11 @@ func readEntryFile(name string, stdin io.Reader) ([]byte, error) {
 }
 
 func newAgentsListCmd(io Stdio, af *adminFlags) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use: "list", Short: "List the registered agents (secrets as credentialRefs)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			format, c, err := io.start(output, af.client)
 			if err != nil {
 				return err
 			}
@@ -251,9 +254,11 @@ func newAgentsListCmd(io Stdio, af *adminFlags) *cobra.Command {
 			if out.Agents == nil {
 				out.Agents = []json.RawMessage{}
 			}
-			return writeJSON(io.Out, out.Agents)
+			return io.render(format, out.Agents, "name", "url", "timeout")
 		},
 	}
+	addOutputFlag(cmd, &output)
+	return cmd
 }
 
 func newAgentsRmCmd(io Stdio, af *adminFlags) *cobra.Command {

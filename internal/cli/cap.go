@@ -18,6 +18,7 @@ import (
 // capCommands builds the subcommands of `sluice cap`, in the order shown.
 var capCommands = []func(Stdio) *cobra.Command{
 	newCapLintCmd, newCapChecksumCmd, newCapSchemaCmd, newCapRunCmd, newCapTestCmd, newCapDecideCmd, newCapPublishCmd,
+	newCapListCmd, newCapGetCmd,
 }
 
 // newCapCmd groups the A2S capability commands.

@@ -19,7 +19,7 @@ print the run's outcome as JSON. The answer must match the run's
 pending.expected_output. Reads SLUICE_URL and SLUICE_API_KEY.
 
 Exit 0 when the run succeeds, 3 when it waits again, 1 when it failed or the
-server refused the answer, 2 for a bad flag.`,
+server refused, 2 for a bad flag or an answer the server finds invalid (400).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if answer == "" {

@@ -57,7 +57,7 @@ func TestCapDecide(t *testing.T) {
 		t.Fatalf("run: %+v %v", run, err)
 	}
 	code, _, errOut := sluice(t, "", "cap", "decide", run.RunID, "--answer", `{"greeting": 5}`)
-	if code != cli.ExitFailed || !strings.Contains(errOut, "greeting") {
+	if code != cli.ExitInvalid || !strings.Contains(errOut, "greeting") { // a 400: the answer is invalid input
 		t.Fatalf("a wrong answer: %d %s", code, errOut)
 	}
 	code, _, _ = sluice(t, "", "cap", "decide", run.RunID, "--answer", `not json`)

@@ -37,7 +37,8 @@ never changes one: publishing the same version again with the same checksum
 is a no-op, with another checksum a refusal.
 
 The server's answer (the registry entry, without the document) is printed as
-JSON. Exit 0 when published, 1 when the server refused, 2 on invalid input.`,
+JSON. Exit 0 when published, 1 when the server refused, 2 on invalid input
+(the server's 400 included).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]

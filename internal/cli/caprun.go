@@ -20,10 +20,6 @@ import (
 	"github.com/sluicehq/sluice/protocol/a2s"
 )
 
-// ExitWaiting is `sluice cap run`'s exit code for a run that waits for the
-// agent's answer (a prompt or a decision).
-const ExitWaiting = 3
-
 type capRunFlags struct {
 	runFlags
 	serviceCreds []string

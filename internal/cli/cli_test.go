@@ -66,7 +66,7 @@ func TestValidateExitCodes(t *testing.T) {
 		!strings.Contains(rep.Errors[0].Path, "operator") {
 		t.Fatalf("invalid doc: exit %d, %s", code, out)
 	}
-	if code, _, errOut := sluice(t, "", "validate", "/no/such/file.jsonl"); code != cli.ExitInvalid || !strings.Contains(errOut, "cannot read") {
+	if code, _, errOut := sluice(t, "", "validate", "/no/such/file.jsonl"); code != cli.ExitInvalid || !strings.Contains(errOut, "/no/such/file.jsonl: no such file") {
 		t.Fatalf("missing file: exit %d, %s", code, errOut)
 	}
 	if code, _, _ := sluice(t, "", "validate"); code != cli.ExitInvalid {

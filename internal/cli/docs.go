@@ -52,7 +52,7 @@ func CLIReference() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("# sluice command reference\n\n")
 	b.WriteString("<!-- Generated from the command tree by `go run ./cmd/sluice docs`; do not edit. -->\n\n")
-	b.WriteString("Exit codes: 0 success, 1 the work failed or the server refused, 2 usage or invalid input.\n")
+	b.WriteString("Exit codes: 0 success, 1 the work failed or the server refused, 2 usage or invalid input (an HTTP 400 included), 3 a run waits for a decision.\n")
 	b.WriteString("Configuration keys and environment variables: [configuration.md](configuration.md).\n\n")
 	var walk func(c *cobra.Command) error
 	walk = func(c *cobra.Command) error {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -16,15 +18,18 @@ func readDocument(name string, stdin io.Reader, limit int64) ([]byte, error) {
 		r = stdin
 	} else {
 		f, err := os.Open(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fail(ExitInvalid, "%s: no such file", name)
+		}
 		if err != nil {
-			return nil, fail(ExitInvalid, "cannot read workflow: %v", err)
+			return nil, fail(ExitInvalid, "cannot read %s: %v", name, err)
 		}
 		defer f.Close()
 		r = f
 	}
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, fail(ExitInvalid, "cannot read workflow: %v", err)
+		return nil, fail(ExitInvalid, "cannot read %s: %v", name, err)
 	}
 	if int64(len(b)) > limit {
 		return nil, fail(ExitInvalid, "workflow %s is larger than the %d-byte limit", name, limit)

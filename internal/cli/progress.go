@@ -48,7 +48,7 @@ func (p *progress) event(e engine.Event) {
 	default:
 		return
 	}
-	fmt.Fprintln(p.w, line)
+	fmt.Fprintln(p.w, printable(line)) // a step's error may quote what an upstream sent
 }
 
 func errMessage(e engine.Event) string {

@@ -5,19 +5,20 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// Exit codes.
+// Exit codes, the same for every command (exitFor maps an error to one).
 const (
 	ExitOK      = 0
-	ExitFailed  = 1
-	ExitInvalid = 2
+	ExitFailed  = 1 // the work failed, or the server refused it
+	ExitInvalid = 2 // usage or invalid input, an HTTP 400 included
+	ExitWaiting = 3 // a run waits for a decision (a prompt or an agent_decision)
 )
 
 // Stdio are the streams a command uses; tests pass buffers.
@@ -28,6 +29,9 @@ type Stdio struct {
 	// ErrIsTerminal forces terminal behaviour (live progress) on stderr; when nil
 	// it is detected from Err.
 	ErrIsTerminal *bool
+	// OutIsTerminal forces terminal behaviour on stdout (a table rather than
+	// JSON by default); when nil it is detected from Out.
+	OutIsTerminal *bool
 }
 
 // exitError carries an exit code through cobra; its message (if any) has been
@@ -58,16 +62,11 @@ func Main(ctx context.Context, args []string, io Stdio) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(io.Err, "sluice:", ee.msg)
-		}
-		return ee.code
+	ee := exitFor(err, ExitInvalid)
+	if ee.msg != "" {
+		fmt.Fprintln(io.Err, "sluice:", ee.msg)
 	}
-	// cobra's own errors: unknown command or flag, wrong argument count.
-	fmt.Fprintln(io.Err, "sluice:", err)
-	return ExitInvalid
+	return ee.code
 }
 
 func newRoot(io Stdio) *cobra.Command {
@@ -101,8 +100,36 @@ func newRoot(io Stdio) *cobra.Command {
 		newMockAgentCmd(io),
 		newMigrateCmd(io),
 		newWorkerCmd(io),
+		newExecCmd(io),
+		newRunsCmd(io),
+		newAuditCmd(io),
 	)
+	strictGroups(root)
 	return root
+}
+
+// strictGroups makes every command that only groups others refuse an
+// unknown subcommand (exit 2) rather than print its help and exit 0; bare,
+// it still prints its help.
+func strictGroups(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		strictGroups(sub)
+	}
+	if cmd.HasParent() && cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				names := []string{}
+				for _, s := range c.Commands() {
+					if s.IsAvailableCommand() {
+						names = append(names, s.Name())
+					}
+				}
+				return fail(ExitInvalid, "unknown command %q for %q (its commands: %s)", args[0], c.CommandPath(), strings.Join(names, ", "))
+			}
+			return nil
+		}
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -116,22 +117,29 @@ replaces it. Prints the knowledge base; exit 1 when the server refuses it.`,
 	imp.Flags().StringVar(&name, "name", "", "the knowledge base's name (letters, digits, _ and -)")
 	imp.Flags().StringVar(&kind, "kind", "openapi", "openapi or text")
 	imp.Flags().StringVar(&format, "format", "", "json, yaml, markdown or text (default: the file's extension)")
+	var listOut string
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the knowledge bases",
+		Short: "List the knowledge bases (an array of them)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			format, c, err := io.start(listOut, af.client)
 			if err != nil {
 				return err
 			}
-			var out map[string]any
+			var out struct {
+				APIs []json.RawMessage `json:"apis"`
+			}
 			if err := c.Do(cmd.Context(), "GET", "/api/v1/admin/apis", nil, &out); err != nil {
 				return serverError(err)
 			}
-			return writeJSON(io.Out, out)
+			if out.APIs == nil {
+				out.APIs = []json.RawMessage{}
+			}
+			return io.render(format, out.APIs, "name", "kind", "entries")
 		},
 	}
+	addOutputFlag(list, &listOut)
 	rm := &cobra.Command{
 		Use:   "rm NAME",
 		Short: "Delete a knowledge base and its entries",

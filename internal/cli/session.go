@@ -31,6 +31,9 @@ embedded sluice on the data directory (which must not be in use by a server); wi
 				return fail(ExitInvalid, "say --stdio (or use `sluice session call`)")
 			}
 			if url != "" {
+				if err := checkSessionURL("--url", url); err != nil {
+					return err
+				}
 				return relaySession(cmd.Context(), io, url)
 			}
 			return embeddedSession(cmd.Context(), io, cfgPath, data)
@@ -75,11 +78,15 @@ func newSessionCallCmd(io Stdio) *cobra.Command {
 		Short: "Call one tool through a session and print its answer (tool/event lines on stderr with --stream)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			source := "--url"
 			if url == "" {
-				url = os.Getenv("SLUICE_SESSION_URL")
+				url, source = os.Getenv("SLUICE_SESSION_URL"), "SLUICE_SESSION_URL"
 			}
 			if url == "" {
 				url = "ws://127.0.0.1:8080/api/v1/session"
+			}
+			if err := checkSessionURL(source, url); err != nil {
+				return err
 			}
 			k := os.Getenv("SLUICE_API_KEY")
 			if key != "" {

@@ -52,7 +52,8 @@ func TestDefaults(t *testing.T) {
 		Store: config.Store{DSN: "sqlite", MaxExecutionBytes: 64 << 20},
 		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true, Learning: config.Learning{Enabled: true, Retention: 4320 * time.Hour},
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
-		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute},
+		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute, ACP: config.ACP{Commands: map[string]config.ACPCommand{},
+			MaxProcesses: 8, IdleTimeout: 5 * time.Minute, StartTimeout: 10 * time.Second, MaxStderrBytes: 64 << 10, PendingTimeout: 10 * time.Minute}},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -393,17 +394,9 @@ func TestAgentsQueue(t *testing.T) {
 		{"discovery:\n  embeddings:\n    batch: 0\n", nil, "discovery.embeddings.batch: must be between 1 and 2048, got 0"},
 	}
 	for _, c := range cases {
-		path := filepath.Join(t.TempDir(), "sluice.yaml")
-		_ = os.WriteFile(path, []byte(c.file), 0o644)
-		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(c.env)})
-		if c.want != "" {
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("%q: error %v, want %q", c.file, err, c.want)
-			}
+		cfg := loadWant(t, c.file, c.env, c.want)
+		if cfg == nil {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%q: %v", c.file, err)
 		}
 		if c.env != nil {
 			if cfg.Agents.Workers != 0 || cfg.Agents.QueueKind() != "nats" || !strings.Contains(cfg.Agents.Queue, password) {
@@ -416,6 +409,59 @@ func TestAgentsQueue(t *testing.T) {
 				if strings.Contains(text, password) {
 					t.Fatalf("the queue password prints: %s", text)
 				}
+			}
+		}
+	}
+}
+
+// loadWant loads a config file of text file with environment vars: nil
+// when it fails as want says ("" wants no error).
+func loadWant(t *testing.T, file string, vars map[string]string, want string) *config.Config {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	_ = os.WriteFile(path, []byte(file), 0o644)
+	cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(vars)})
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%q: error %v, want %q", file, err, want)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("%q: %v", file, err)
+	}
+	return cfg
+}
+
+// agents.acp: its allowlist is checked like mcp.commands (and dir must be
+// absolute), its bounds are bounded, and the values its env sets never
+// print.
+func TestAgentsACP(t *testing.T) {
+	const secret = "acp-agent-s3cret"
+	cases := []struct{ file, want string }{
+		{"agents:\n  acp:\n    commands:\n      coder: {command: /usr/bin/coder, args: [--acp], env: [HOME, \"TOKEN=" + secret + "\"], dir: /srv/work, entry_args: true}\n", ""},
+		{"agents:\n  acp:\n    commands:\n      coder: {command: coder, dir: srv}\n", `agents.acp.commands.coder.dir: "srv" is not an absolute path`},
+		{"agents:\n  acp:\n    commands:\n      coder: {args: [x]}\n", "agents.acp.commands.coder: needs command"},
+		{"agents:\n  acp:\n    commands:\n      \"a b\": {command: x}\n", `agents.acp.commands.a b: name "a b"`},
+		{"agents:\n  acp:\n    commands:\n      coder: {command: \"coder --acp\"}\n", "agents.acp.commands.coder.command"},
+		{"agents:\n  acp:\n    commands:\n      coder: {command: x, env: [\"=v\"]}\n", "agents.acp.commands.coder.env[0]: want NAME or NAME=value"},
+		{"agents:\n  acp:\n    max_processes: 0\n", "agents.acp.max_processes: must be between 1 and 4096, got 0"},
+		{"agents:\n  acp:\n    idle_timeout: 10ms\n", "agents.acp.idle_timeout: must be between"},
+		{"agents:\n  acp:\n    start_timeout: 1ms\n", "agents.acp.start_timeout: must be between"},
+	}
+	for _, c := range cases {
+		cfg := loadWant(t, c.file, nil, c.want)
+		if cfg == nil {
+			continue
+		}
+		cmd := cfg.Agents.ACP.Commands["coder"]
+		if cmd.Command != "/usr/bin/coder" || !cmd.EntryArgs || cmd.Dir != "/srv/work" || len(cmd.Env) != 2 {
+			t.Fatalf("parsed %+v", cmd)
+		}
+		j, _ := json.Marshal(cfg)
+		for _, text := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", *cfg), fmt.Sprintf("%#v", *cfg), string(j)} {
+			if strings.Contains(text, secret) {
+				t.Fatalf("the env value prints: %s", text)
 			}
 		}
 	}

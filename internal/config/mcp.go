@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,22 +68,7 @@ func (d *decoder) validateMCP(m MCP) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		c := m.Commands[name]
-		path := "mcp.commands." + name
-		if !validMCPName(name) {
-			d.bad(path, "name %q: use 1 to 64 letters, digits, '_' and '-'", name)
-		}
-		if c.Command == "" {
-			d.bad(path, "needs command: the program to run")
-		} else if strings.ContainsAny(c.Command, " \t") && !filepath.IsAbs(c.Command) {
-			d.bad(path+".command", "%q is a command line; give the program here and its arguments in args", c.Command)
-		}
-		for i, e := range c.Env {
-			k, _, _ := strings.Cut(e, "=")
-			if k == "" || strings.ContainsAny(k, " \t") {
-				d.bad(fmt.Sprintf("%s.env[%d]", path, i), "want NAME or NAME=value")
-			}
-		}
+		d.validateCommand("mcp.commands."+name, name, m.Commands[name])
 	}
 	d.durationIn("mcp.connect_timeout", m.ConnectTimeout, 100*time.Millisecond, 10*time.Minute)
 	d.durationIn("mcp.call_timeout", m.CallTimeout, 100*time.Millisecond, time.Hour)
@@ -93,6 +79,39 @@ func (d *decoder) validateMCP(m MCP) {
 	d.durationIn("mcp.serve.idle_timeout", m.Serve.IdleTimeout, time.Second, 24*time.Hour)
 	d.intIn("mcp.serve.page_size", int64(m.Serve.PageSize), 1, 10_000)
 	d.durationIn("mcp.serve.list_changed_interval", m.Serve.ListChangedInterval, time.Second, time.Hour)
+}
+
+// validateCommand checks an allowlisted program (of mcp.commands or
+// agents.acp.commands) at path, by the name entries use.
+func (d *decoder) validateCommand(path, name string, c MCPCommand) {
+	if !validMCPName(name) {
+		d.bad(path, "name %q: use 1 to 64 letters, digits, '_' and '-'", name)
+	}
+	if c.Command == "" {
+		d.bad(path, "needs command: the program to run")
+	} else if strings.ContainsAny(c.Command, " \t") && !filepath.IsAbs(c.Command) {
+		d.bad(path+".command", "%q is a command line; give the program here and its arguments in args", c.Command)
+	}
+	for i, e := range c.Env {
+		k, _, _ := strings.Cut(e, "=")
+		if k == "" || strings.ContainsAny(k, " \t") {
+			d.bad(fmt.Sprintf("%s.env[%d]", path, i), "want NAME or NAME=value")
+		}
+	}
+}
+
+// Environ is the environment the program runs with: only what Env names
+// (NAME passes sluice's own value on when it is set; NAME=value sets it).
+func (c MCPCommand) Environ() []string {
+	env := []string{}
+	for _, e := range c.Env {
+		if strings.Contains(e, "=") {
+			env = append(env, e)
+		} else if v, ok := os.LookupEnv(e); ok {
+			env = append(env, e+"="+v)
+		}
+	}
+	return env
 }
 
 func validMCPName(s string) bool {

@@ -199,6 +199,9 @@ func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time
 	if ex.e.cp != nil && f.mayPark() {
 		rc.ParkAfter = ex.parkAfter
 	}
+	if ex.onEvent != nil {
+		rc.Progress = ex.progress(f, pos, st)
+	}
 	ex.mu.Lock()
 	rc.State = ex.states[pos]
 	if pos == ex.answerPos {
@@ -252,6 +255,24 @@ func (ex *execution) call(ctx context.Context, st *Step, rc *op.RunContext, ch c
 	}()
 	out, err := st.Op.Run(ctx, rc)
 	ch <- attemptResult{out: out, err: err}
+}
+
+// progress is RunContext.Progress for the step at pos: each report an
+// EventChunk, up to MaxChunkEvents a run, then one that says the rest are
+// dropped.
+func (ex *execution) progress(f *frame, pos string, st *Step) func(string, any) {
+	return func(kind string, delta any) {
+		n := ex.chunks.Add(1)
+		switch {
+		case n > MaxChunkEvents+1:
+			return
+		case n == MaxChunkEvents+1:
+			kind, delta = "custom", map[string]any{"type": "truncated", "reason": "the run reported more progress than its frames keep"}
+		}
+		ev := stepEvent(EventChunk, f, pos, st)
+		ev.DeltaKind, ev.Delta = kind, delta
+		ex.emit(ev)
+	}
 }
 
 // saver is RunContext.Save for the step at pos: the state is kept with the

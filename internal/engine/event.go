@@ -19,7 +19,15 @@ const (
 	EventFailed            EventKind = "failed"   // a step failed for good
 	EventWaiting           EventKind = "waiting"  // a step suspended the execution
 	EventParked            EventKind = "parked"   // a step parked the execution until a time (a Wait)
+	// EventChunk is progress a running step reported (op.RunContext.Progress,
+	// an agent's updates): DeltaKind and Delta, written as the execution's
+	// e2a.chunk frame of that kind.
+	EventChunk EventKind = "chunk"
 )
+
+// MaxChunkEvents bounds the EventChunk events of one run (of one Run or
+// Resume): past it a step's progress is dropped, and one last chunk says so.
+const MaxChunkEvents = 4096
 
 // Event is one progress report. It holds only public-safe data: errors are
 // their public objects, outputs are never included.
@@ -42,4 +50,6 @@ type Event struct {
 	Status    Status        `json:"status,omitempty"`     // execution.finished
 	Error     *fault.Object `json:"error,omitempty"`      // retried, failed
 	Reason    string        `json:"reason,omitempty"`     // waiting
+	DeltaKind string        `json:"deltaKind,omitempty"`  // chunk: an E2A delta kind
+	Delta     any           `json:"delta,omitempty"`      // chunk: a string, or an object
 }

@@ -73,6 +73,7 @@ type execution struct {
 	parked        *Parked       // set when a step parked the execution
 	giveWay       func() bool   // RunOptions.GiveWay
 	executed      atomic.Int64  // steps of this run that ran their operation
+	chunks        atomic.Int64  // EventChunk events emitted (bounded by MaxChunkEvents)
 	unstorable    *fault.Error  // a checkpoint over the stored limit (unstorable.go)
 
 	answerPos string // the position that receives answer on resume

@@ -100,6 +100,13 @@ func (m *Manager) cancel(ctx context.Context, e store.Execution) (store.Executio
 		return store.Execution{}, err
 	}
 	m.finished(store.StatusCancelled)
+	if e.Status == store.StatusWaiting && m.cfg.CancelledWaiting != nil {
+		// Nothing runs to stop, but what it waits on may: a remote agent's
+		// task that asked for input.
+		if cp, err := m.loadCheckpoint(ctx, prog, e); err == nil && cp.Waiting != nil {
+			m.cfg.CancelledWaiting(context.WithoutCancel(ctx), e.AccountID, cp.Waiting.Request)
+		}
+	}
 	// The run is stopped under the lock its runner lets go of it under
 	// (letGo), so exactly one of the two writes the final frame: the run, when
 	// it still held the execution, else this call.

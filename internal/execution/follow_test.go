@@ -227,6 +227,16 @@ func TestFollowRechecksTheStoreWhenNothingArrives(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no frame of the running execution")
 	}
+	// The run's own frames (its step's start) come first: a frame of the
+	// run stored after the one below would be handed to the follower, which
+	// would then rightly read the store only after it.
+	for quiet := false; !quiet; {
+		select {
+		case <-frames:
+		case <-time.After(300 * time.Millisecond): // ordering only
+			quiet = true
+		}
+	}
 	final, _ := json.Marshal(map[string]any{"is_final": true, "body": map[string]any{"result": map[string]any{"status": "success"}}})
 	if _, err := n.db.AppendEvents(context.Background(), id, final); err != nil {
 		t.Fatal(err)

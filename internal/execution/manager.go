@@ -73,6 +73,11 @@ type Config struct {
 	Slots func(p *account.Principal) (release func(), err error)
 	// Finished is told each execution's final status (metrics); may be nil.
 	Finished func(status string)
+	// CancelledWaiting is told what a waiting run that was cancelled asked
+	// (its waiting step's request, as the checkpoint keeps it), once the
+	// record is final: an agent step's remote A2A task is cancelled with
+	// it (the gateway's wiring). It must not block for long; may be nil.
+	CancelledWaiting func(ctx context.Context, accountID string, request any)
 
 	// Workers bound the asynchronous executions running at once in this
 	// process (default 32); Lease is their queue lease (default 30 s), renewed

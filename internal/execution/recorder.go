@@ -91,7 +91,13 @@ func (r *recorder) event(ev engine.Event) {
 	if !r.durable && r.onFrame == nil {
 		return // nobody would see the frame
 	}
-	if err := r.w.Chunk(e2a.DeltaCustom, eventDelta(ev)); err != nil {
+	kind, delta := e2a.DeltaCustom, any(eventDelta(ev))
+	if ev.Kind == engine.EventChunk {
+		// A step's progress (an agent's updates) is the chunk it reported:
+		// text as text, the rest as their own objects.
+		kind, delta = ev.DeltaKind, ev.Delta
+	}
+	if err := r.w.Chunk(kind, delta); err != nil {
 		r.m.log.Warn("execution frame not written", "executionId", r.id, "error", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -31,12 +30,18 @@ func newRemoteA2AAgent(t *testing.T) *remoteA2AAgent {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	a.url = srv.URL
-	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{
-		Name: "planner", Description: "plans", Version: "1.0.0",
-		SupportedInterfaces: []*a2a.AgentInterface{a2a.NewAgentInterface(srv.URL+"/rpc", a2a.TransportProtocolJSONRPC)},
-		Capabilities:        a2a.AgentCapabilities{Streaming: true},
-		DefaultInputModes:   []string{"application/json"}, DefaultOutputModes: []string{"application/json"}}))
+	mux.Handle("/.well-known/agent-card.json", streamingCard("planner", srv.URL+"/rpc"))
 	return a
+}
+
+// streamingCard serves the card of a test agent that streams, spoken to
+// over JSON-RPC at rpcURL.
+func streamingCard(name, rpcURL string) http.Handler {
+	return a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{
+		Name: name, Description: "a test agent", Version: "1.0.0",
+		SupportedInterfaces: []*a2a.AgentInterface{a2a.NewAgentInterface(rpcURL, a2a.TransportProtocolJSONRPC)},
+		Capabilities:        a2a.AgentCapabilities{Streaming: true},
+		DefaultInputModes:   []string{"application/json"}, DefaultOutputModes: []string{"application/json"}})
 }
 
 func (a *remoteA2AAgent) Execute(_ context.Context, exec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
@@ -98,16 +103,7 @@ func TestA2AAgentBehindSluice(t *testing.T) {
 		t.Fatalf("a failing A2A task: %s", f.raw)
 	}
 
-	wf := twoStepWorkflow("planner")
-	wf["steps"].(map[string]any)["a"].(map[string]any)["agent_name"] = "planner"
-	wf["steps"].(map[string]any)["b"].(map[string]any)["input_mapping"] = map[string]any{"from": "${a.output.echo.text}"}
-	id := s.call("POST", "/api/v1/agent-workflows/runs", key, map[string]any{"workflow": wf, "input": map[string]any{"text": "x"}}).
-		want(t, http.StatusAccepted).str("run_id")
-	var run response
-	waitFor(t, 30*time.Second, "the agent workflow to finish", func() bool {
-		run = s.call("GET", "/api/v1/agent-workflows/runs/"+id, key, nil)
-		return run.str("status") == "success" || run.str("status") == "failed"
-	})
+	run := runTwoSteps(t, s, key, "planner", map[string]any{"from": "${a.output.echo.text}"})
 	if run.str("status") != "success" || run.str("output.echo.from") != "x" {
 		t.Fatalf("agent workflow: %s", run.raw)
 	}

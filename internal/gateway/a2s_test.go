@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -29,7 +31,11 @@ func withChecksum(t *testing.T, src string) string {
 // approveCap asks for a verdict (a prompt task with an enum), then records
 // it; `sluice acp`'s permission round trip runs it too (cmd/sluice).
 var approveCap = func() string {
-	b, err := os.ReadFile("../../testdata/a2s/approve.yaml")
+	// Found from this file, not the working directory: the test binary
+	// also runs as an ACP agent (acptest) in a directory of its own, and
+	// this runs before TestMain.
+	_, self, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(self), "../../testdata/a2s/approve.yaml"))
 	if err != nil {
 		panic(err)
 	}

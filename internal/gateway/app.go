@@ -53,14 +53,15 @@ type App struct {
 	// "" when it existed already or comes from the configuration.
 	AdminKey string
 
-	cfg     *config.Config
-	db      store.Store
-	queue   queue.Queue
-	limiter *ratelimit.Limiter
-	audit   *audit.Writer
-	execs   *execution.Manager
-	mcp     *mcp.Registry
-	caps    *caprun.Service
+	cfg       *config.Config
+	db        store.Store
+	queue     queue.Queue
+	limiter   *ratelimit.Limiter
+	audit     *audit.Writer
+	execs     *execution.Manager
+	mcp       *mcp.Registry
+	acpAgents *agent.Invoker // its ACP agent processes stop with the app
+	caps      *caprun.Service
 	// agentQueue is the queue of agents.queue when one is set (nil: agent
 	// tasks go on queue); agentCalls is this process's caller of agents.
 	agentQueue queue.Queue
@@ -137,7 +138,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		session.SessionTTL = cfg.Session.TTL
 	}
 	sessionStore, fileStore := prof.sessionStorage(session), prof.fileStorage(session)
-	agents := newAgents(a.db, sealed, pol, clk, log)
+	agents := newAgents(a.db, sealed, pol, cfg.Agents.ACP, clk, log)
+	a.acpAgents = agents.Invoker
 	agentRegistry := agents.Registry
 	// Agents are called through a queue (the store's, or agents.queue):
 	// this process enqueues, a worker here or in `sluice worker` calls.
@@ -194,8 +196,19 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 			}
 			srv.Operation(ev.Operation, outcome, time.Duration(ev.Duration)*time.Millisecond)
 		},
-		Slots:       lim.slots,
-		Finished:    func(status string) { srv.Execution(status) },
+		Slots:    lim.slots,
+		Finished: func(status string) { srv.Execution(status) },
+		// A cancelled run that waited on a remote A2A agent's question
+		// cancels that remote task too, in the background (5 s at most).
+		CancelledWaiting: func(ctx context.Context, _ string, request any) {
+			if p, ok := op.AgentWaitOf(request); ok {
+				go func() {
+					if err := agents.Invoker.CancelRemote(ctx, p.Agent, p.TaskID); err != nil {
+						log.Warn("the remote task of a cancelled run was not cancelled", "agent", p.Agent, "error", fault.From(err))
+					}
+				}()
+			}
+		},
 		Workers:     cfg.Workers,
 		Owner:       execution.DefaultOwner(),
 		AsyncBudget: cfg.Limits.AsyncExecutionTime,
@@ -398,6 +411,9 @@ func (a *App) Close() error {
 	a.bg.Wait()
 	if a.mcp != nil {
 		errs = append(errs, a.mcp.Close())
+	}
+	if a.acpAgents != nil {
+		a.acpAgents.Close() // the ACP agent processes it runs
 	}
 	if a.audit != nil {
 		a.audit.Close()

@@ -37,8 +37,9 @@ func openKeys(ctx context.Context, cfg *config.Config, st store.Store, shared bo
 }
 
 // newAgents is the agent registry over st and this process's invoker.
-func newAgents(st store.Store, sealed *vault.Sealed, pol egress.Policy, clk clock.Clock, log *slog.Logger) *Agents {
+// acp is the allowlist of ACP agent programs (config agents.acp).
+func newAgents(st store.Store, sealed *vault.Sealed, pol egress.Policy, acp config.ACP, clk clock.Clock, log *slog.Logger) *Agents {
 	log = log.With("component", "agents")
-	reg := agent.NewRegistry(agent.RegistryOptions{Store: st, Vault: sealed, Egress: pol, Clock: clk, Logger: log})
+	reg := agent.NewRegistry(agent.RegistryOptions{Store: st, Vault: sealed, Egress: pol, ACP: acp, Clock: clk, Logger: log})
 	return &Agents{Registry: reg, Invoker: agent.NewInvoker(agent.InvokerOptions{Registry: reg, Clock: clk, Logger: log})}
 }

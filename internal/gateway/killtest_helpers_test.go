@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/client"
+	"github.com/sluicehq/sluice/internal/agent/acptest"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
 	"github.com/sluicehq/sluice/internal/mcp/mcptest"
@@ -28,6 +29,7 @@ const childEnv = "SLUICE_TEST_CHILD_DIR"
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the test binary as an MCP server command (session_mcp_test.go)
+	acptest.ServeIfAsked() // the test binary as an ACP agent command (acp_agents_test.go)
 	if dir := os.Getenv(childEnv); dir != "" {
 		os.Exit(runChild(dir))
 	}

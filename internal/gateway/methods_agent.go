@@ -90,7 +90,13 @@ func (s *Server) refreshAgents(ctx context.Context) {
 	}
 }
 
-// agentInvoke is agent.invoke {agent, input, task_id?}: the agent's output.
+// agentInvoke is agent.invoke {agent, input, task_id?, streaming?,
+// remote_task_id?, context_id?}: the agent's output. With streaming, the
+// agent's updates come first as e2a.chunk frames of their delta kind. A
+// remote A2A task that asks for input ends the call with an upstream error
+// whose details.inputRequired hold the question and the remote task's ids;
+// calling again with the answer as input and remote_task_id (and
+// context_id) sends it as the next message of that task.
 func (s *Server) agentInvoke(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
 	name := a.String("agent")
 	input := a.Any("input")
@@ -99,11 +105,60 @@ func (s *Server) agentInvoke(ctx context.Context, c *Call, a args, w *e2a.Stream
 		return fault.Typed(fault.PermissionDenied, fault.PermissionError, "agent %q is not in this account's agents", name).
 			WithSuggestions("Ask an admin to grant it in agents")
 	}
+	remote, contextID := a.String("remote_task_id"), a.String("context_id")
+	if remote == "" && contextID != "" {
+		return fault.New(fault.Invalid, "params.context_id is given without params.remote_task_id: a context goes with the remote task it continues").
+			WithDetail("path", "params.context_id")
+	}
+	if remote != "" {
+		if err := agenthttp.CheckTaskID("agent.invoke", "remote_task_id", remote); err != nil {
+			return fault.New(fault.Invalid, "params.remote_task_id must be 1 to %d bytes of printable text", agenthttp.MaxTaskIDBytes).
+				WithDetail("path", "params.remote_task_id")
+		}
+		if contextID != "" {
+			if err := agenthttp.CheckTaskID("agent.invoke", "context_id", contextID); err != nil {
+				return fault.New(fault.Invalid, "params.context_id must be 1 to %d bytes of printable text", agenthttp.MaxTaskIDBytes).
+					WithDetail("path", "params.context_id")
+			}
+		}
+		ctx = agent.WithContinuation(ctx, agent.Continuation{TaskID: remote, ContextID: contextID})
+	}
+	if a.Bool("streaming") {
+		ctx = agent.WithUpdates(ctx, func(u agent.Update) { _ = w.Chunk(u.Kind, u.Delta) })
+	}
 	out, err := s.invokeAgent(ctx, name, taskID, input, c.Env.CorrelationID, c.Env.RequestID)
 	if err != nil {
-		return err
+		return howToAnswer(err)
 	}
 	return w.Complete(out)
+}
+
+// howToAnswer adds to the error of a call whose remote task asks for input
+// how to answer it through agent.invoke (the suggestions of the agent's
+// own error do not cross the queue).
+func howToAnswer(err error) error {
+	p, ok := op.AgentPendingOf(err)
+	if !ok {
+		return err
+	}
+	fe := *fault.From(err)
+	next := map[string]any{"agent": p.Agent, "input": "<the answer>", "remote_task_id": p.TaskID}
+	if p.ContextID != "" {
+		next["context_id"] = p.ContextID
+	}
+	how := " (an object as input is sent as data, {\"text\": ...} as text)"
+	if len(p.Options) > 0 {
+		// An ACP agent's permission request: the answer names an option.
+		next["input"] = map[string]any{"optionId": p.Options[0].ID}
+		ids := make([]string, len(p.Options))
+		for i, o := range p.Options {
+			ids[i] = o.ID
+		}
+		how = " (optionId one of " + strings.Join(ids, ", ") + "; the request stays open until agents.acp.pending_timeout)"
+	}
+	b, _ := json.Marshal(next)
+	fe.Suggestions = []string{"Answer the agent's question: call agent.invoke with " + string(b) + how}
+	return &fe
 }
 
 func (s *Server) invokeAgent(ctx context.Context, name, taskID string, input any, correlation, requestID string) (json.RawMessage, error) {
@@ -126,6 +181,10 @@ func (s *Server) invokeAgent(ctx context.Context, name, taskID string, input any
 type agentTools struct{ s *Server }
 
 const agentToolPrefix = "agent."
+
+// ErrorCodeInputRequired is the error_code of a session tool result whose
+// remote agent task waits for input.
+const ErrorCodeInputRequired = "input_required"
 
 func (t agentTools) Handles(name string) bool {
 	return strings.HasPrefix(name, agentToolPrefix) && name != e2a.MethodAgentInvoke
@@ -150,7 +209,13 @@ func (t agentTools) List(ctx context.Context, p *account.Principal) ([]tools.Too
 	return out, nil
 }
 
-func (t agentTools) Call(ctx context.Context, p *account.Principal, name string, args map[string]any, _ func(tools.Event)) (*tools.Result, error) {
+// Call sends the task. A streaming caller (onEvent) gets the agent's
+// updates as events of kind "progress" with {delta_kind, delta}. A remote
+// A2A task that asks for input is a failed result whose error_code is
+// "input_required" and whose data holds the question and the remote task's
+// ids; the session answers it with agent.invoke (remote_task_id), since a
+// tool's arguments are the agent's input.
+func (t agentTools) Call(ctx context.Context, p *account.Principal, name string, args map[string]any, onEvent func(tools.Event)) (*tools.Result, error) {
 	agentName := strings.TrimPrefix(name, agentToolPrefix)
 	if !allowsAgent(p, agentName) {
 		return nil, tools.Denied(name)
@@ -161,11 +226,20 @@ func (t agentTools) Call(ctx context.Context, p *account.Principal, name string,
 		}
 		return nil, err
 	}
+	if onEvent != nil {
+		ctx = agent.WithUpdates(ctx, func(u agent.Update) {
+			onEvent(tools.Event{Kind: "progress", Data: map[string]any{"delta_kind": u.Kind, "delta": u.Delta}})
+		})
+	}
 	out, err := t.s.invokeAgent(ctx, agentName, "", args, "", ids.New(ids.Task))
 	if err != nil {
-		fe := fault.From(err)
+		fe := fault.From(howToAnswer(err))
 		if fe.Kind == fault.Invalid || fe.Kind == fault.PermissionDenied {
 			return nil, err
+		}
+		if pending, ok := op.AgentPendingOf(err); ok {
+			return &tools.Result{Success: false, Error: fe.Message + ". " + strings.Join(fe.Suggestions, " "), ErrorCode: ErrorCodeInputRequired,
+				Data: map[string]any{op.DetailInputRequired: pending.Map()}, Summary: "the agent asks for input"}, nil
 		}
 		return &tools.Result{Success: false, Error: fe.Message, ErrorCode: fault.Upstream.Row().ToolCode, Summary: "the agent failed"}, nil
 	}

@@ -67,6 +67,20 @@ func (s *Server) runGet(ctx context.Context, c *Call, a args, w *e2a.StreamWrite
 	return w.Complete(run)
 }
 
+// runAnswer answers a waiting run of any kind and runs it on; the answer
+// is the run as it is then.
+func (s *Server) runAnswer(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
+	raw, err := json.Marshal(a.Any("answer"))
+	if err != nil {
+		return fault.New(fault.Invalid, "params.answer is not JSON").WithDetail("path", "params.answer")
+	}
+	run, err := s.runs.Answer(ctx, c.Principal, a.String("run_id"), raw)
+	if err != nil {
+		return err
+	}
+	return w.Complete(run)
+}
+
 func (s *Server) runCancel(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
 	run, err := s.runs.Cancel(ctx, c.Principal, a.String("run_id"))
 	if err != nil {

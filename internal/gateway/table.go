@@ -43,6 +43,7 @@ const (
 	MethodRunList   = "run.list"
 	MethodRunGet    = "run.get"
 	MethodRunCancel = "run.cancel"
+	MethodRunAnswer = "run.answer"
 	MethodRunEvents = "run.events"
 
 	MethodCapabilityGet    = "capability.get"
@@ -196,6 +197,11 @@ var methodTable = []methodSpec{
 	{name: MethodRunCancel, access: accessAccount,
 		rest: []restRoute{post("/api/v1/runs/{id}/cancel")}, params: runIDParams,
 		handle: (*Server).runCancel},
+	{name: MethodRunAnswer, access: accessAccount,
+		rest: []restRoute{post("/api/v1/runs/{id}/answer")},
+		params: append(runIDParams[:len(runIDParams):len(runIDParams)],
+			param{name: "answer", kind: pAny, required: true, need: "the answer the run waits for"}),
+		handle: (*Server).runAnswer},
 	{name: MethodRunEvents, access: accessAccount, streams: true,
 		rest:   []restRoute{{verb: http.MethodGet, pattern: "/api/v1/runs/{id}/events", sse: true}},
 		params: append(runIDParams[:len(runIDParams):len(runIDParams)], integer("after", 0, 0, 1<<30)),
@@ -227,8 +233,9 @@ var methodTable = []methodSpec{
 		rest: []restRoute{post("/api/v1/a2s/runs/{id}/cancel")}, params: params(reqStr("id")),
 		handle: (*Server).capabilityCancel},
 
-	{name: e2a.MethodAgentInvoke, access: accessAccount, servedIf: withAgents,
-		params: params(reqStr("agent"), anyValue("input"), str("task_id"), boolean("streaming")),
+	{name: e2a.MethodAgentInvoke, access: accessAccount, servedIf: withAgents, streams: true,
+		params: params(reqStr("agent"), anyValue("input"), str("task_id"), boolean("streaming"),
+			str("remote_task_id"), str("context_id")),
 		handle: (*Server).agentInvoke},
 	{name: MethodAdminAgentsRegister, access: accessAdmin, servedIf: withAgents,
 		rest: []restRoute{created("/api/v1/admin/agents")}, rawParams: true,

@@ -70,7 +70,7 @@ func OpenWorker(ctx context.Context, cfg *config.Config, o Options) (_ *Worker, 
 	} else {
 		w.queue = pgqueue.New(w.db, pgqueue.Options{Clock: clk, Logger: log})
 	}
-	agents := newAgents(w.db, sealed, cfg.Egress.Policy(), clk, log)
+	agents := newAgents(w.db, sealed, cfg.Egress.Policy(), cfg.Agents.ACP, clk, log)
 	w.inv = agents.Invoker
 	workers := cfg.Agents.Workers
 	if workers == 0 {
@@ -94,6 +94,9 @@ func (w *Worker) Run(ctx context.Context) error {
 // Close releases the queue and the store.
 func (w *Worker) Close() error {
 	var errs []error
+	if w.inv != nil {
+		w.inv.Close() // the ACP agent processes it runs
+	}
 	if w.queue != nil {
 		errs = append(errs, w.queue.Close())
 	}

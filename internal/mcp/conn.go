@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
-	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -136,7 +135,7 @@ func (r *Registry) dial(c *conn, grants policy.Permissions) (*sdk.ClientSession,
 	if reg.Command != "" {
 		spec := r.o.Commands[reg.Command]
 		cmd := exec.Command(spec.Command, spec.Args...)
-		cmd.Env = commandEnv(spec.Env)
+		cmd.Env = spec.Environ()
 		cmd.Dir = spec.Dir
 		cmd.Stderr = &stderrLog{log: r.o.Logger, server: reg.Name, account: reg.AccountID}
 		t = tapTransport{Transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, progress: c.progress, tasks: &c.tasks}
@@ -306,20 +305,6 @@ func (r *Registry) reap() {
 			c.close()
 		}
 	}
-}
-
-// commandEnv is the environment of a command server: only what its entry
-// names (NAME passes sluice's value on when set; NAME=value sets it).
-func commandEnv(names []string) []string {
-	env := []string{}
-	for _, e := range names {
-		if bytes.IndexByte([]byte(e), '=') >= 0 {
-			env = append(env, e)
-		} else if v, ok := os.LookupEnv(e); ok {
-			env = append(env, e+"="+v)
-		}
-	}
-	return env
 }
 
 // stderrLog logs what a command server writes to stderr, a line at a time,

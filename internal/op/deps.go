@@ -35,7 +35,9 @@ type Deps struct {
 
 // AgentCaller sends one task to a registered HTTP task agent and returns its
 // output (internal/agent's Invoker, or the queue bridge's client). taskID is
-// the task's idempotency key; correlationID goes in X-Correlation-ID.
+// the task's idempotency key; correlationID goes in X-Correlation-ID. What
+// a call asks beyond its input (updates, a remote task it continues) is in
+// ctx (agentcall.go), which every AgentCaller carries to the agent.
 type AgentCaller interface {
 	Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (json.RawMessage, error)
 }

@@ -31,7 +31,9 @@ var InvokeAgentOp = Registration{
 			"retries, by the registry's retry_config: the operation takes no retry and the engine never " +
 			"repeats it. timeout (ms) bounds the whole call, retries included; without it only the " +
 			"execution's budget does. The agent's failures (not registered, an error answer, a timeout) fail " +
-			"the operation with the agent's message.",
+			"the operation with the agent's message. An A2A agent's progress (status messages, artifact updates) is " +
+			"streamed as the execution's chunk frames; when its task asks for input the execution waits with the " +
+			"agent's question, and the run's answer is sent as the next message of the same remote task.",
 		SideEffects: true,
 		Remote:      true,
 		MetersData:  true,
@@ -189,10 +191,20 @@ func (a *invokeAgent) Run(ctx context.Context, rc *RunContext) (any, error) {
 	if err != nil {
 		return nil, withOpID(err, rc.OperationID)
 	}
+	// An A2A agent's updates become the step's progress; a remote task
+	// that waits for input makes the step wait for the run's answer, which
+	// goes on with that task.
+	ctx, input, taskID, err = PrepareAgentStep(ctx, rc, input, taskID)
+	if err != nil {
+		return nil, err
+	}
 	// The execution id correlates every attempt of every agent step of one
 	// execution in the agent's logs and ours.
 	out, err := a.d.Agents.Invoke(ctx, a.agent, taskID, input, rc.ExecutionID)
 	if err != nil {
+		if waits, ok := AgentStepWaits(rc, err); ok {
+			return nil, waits
+		}
 		return nil, a.agentFault(err, rc.OperationID)
 	}
 	t := bytes.TrimSpace(out)

@@ -56,6 +56,11 @@ type RunContext struct {
 	Save func(state json.RawMessage) error
 	// Answer is the answer given to a suspended step when it is resumed.
 	Answer json.RawMessage
+	// Progress reports progress of the step while it runs (an agent's
+	// updates): deltaKind is an E2A delta kind, delta a string for text and
+	// an object otherwise, safe to show. The engine emits each as an
+	// EventChunk, bounded per execution. nil: nobody listens.
+	Progress func(deltaKind string, delta any)
 	// ParkAfter, when above zero, lets an operation that would wait longer
 	// than it return *Park instead of blocking: the execution is
 	// checkpointed and its worker released until the wake-up time. Zero (a

@@ -10,6 +10,7 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/execution"
@@ -94,6 +95,24 @@ func (s *Service) Cancel(ctx context.Context, p *account.Principal, id string) (
 				return nil, alreadyFinal(e)
 			}
 		}
+		return nil, err
+	}
+	return s.Get(ctx, p, id)
+}
+
+// Answer gives p's answer to the question one of p's waiting runs asks
+// (an agent step whose remote task asks for input, a capability's prompt),
+// runs it on while the caller waits, through the run service, and returns
+// the run as it is then (waiting again when it asks another question).
+func (s *Service) Answer(ctx context.Context, p *account.Principal, id string, answer json.RawMessage) (*Run, error) {
+	e, err := s.store.GetExecution(ctx, p.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.runs == nil {
+		return nil, notOffered(e)
+	}
+	if _, err := s.runs.Answer(ctx, p, id, answer, nil); err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, p, id)

@@ -25,13 +25,19 @@ import (
 // (/.well-known/agent-card.json), and its calls speak A2A instead of the
 // task contract.
 //
+// An entry with "protocol": "acp" is an Agent Client Protocol agent, a
+// program sluice runs: it has no URL and no auth_config, and its "acp"
+// object (ACPSpec) names the allowlisted command that runs it.
+//
 // Build one with NewEntry (the defaults) or DecodeEntry; Validate checks it.
 type Entry struct {
 	Name string
 	URL  string
-	// Protocol is how the agent is called: ProtocolTask ("", the default)
-	// or ProtocolA2A.
+	// Protocol is how the agent is called: ProtocolTask ("", the default),
+	// ProtocolA2A or ProtocolACP.
 	Protocol Protocol
+	// ACP is set for protocol acp entries only.
+	ACP *ACPSpec
 	// Auth is nil when the agent takes no credentials.
 	Auth    *AuthConfig
 	Timeout time.Duration // whole milliseconds; DefaultTimeout
@@ -218,11 +224,30 @@ func (e Entry) Validate() error {
 	if err := CheckName(what, e.Name); err != nil {
 		return err
 	}
-	if err := CheckURL(what, e.URL); err != nil {
-		return err
-	}
-	if e.Protocol != ProtocolTask && e.Protocol != ProtocolA2A {
-		return errorf(what, "protocol", 0, "is %s; want \"a2a\" for an A2A agent, or leave it out for the task contract", quoteShort(string(e.Protocol)))
+	switch e.Protocol {
+	case ProtocolTask, ProtocolA2A:
+		if e.ACP != nil {
+			return errorf(what, acpSpecPath, 0, acpWrongProtocol)
+		}
+		if err := CheckURL(what, e.URL); err != nil {
+			return err
+		}
+	case ProtocolACP:
+		// The process is the operator's (agents.acp.commands): there is no
+		// URL to reach and no credential to send.
+		switch {
+		case e.URL != "":
+			return errorf(what, "url", 0, "is not a field of protocol \"acp\" entries: the agent is the program its acp.command names")
+		case e.Auth != nil:
+			return errorf(what, "auth_config", 0, "is not a field of protocol \"acp\" entries: the agent's credentials are in its command's env (agents.acp.commands)")
+		case e.ACP == nil:
+			return errorf(what, acpSpecPath, 0, "is required for protocol \"acp\": {\"command\": NAME} naming an entry of agents.acp.commands")
+		}
+		if err := e.ACP.validate(what); err != nil {
+			return err
+		}
+	default:
+		return errorf(what, "protocol", 0, "is %s; want \"a2a\" for an A2A agent, \"acp\" for an ACP agent, or leave it out for the task contract", quoteShort(string(e.Protocol)))
 	}
 	if e.Timeout <= 0 || e.Timeout > MaxTimeout || e.Timeout%time.Millisecond != 0 {
 		return errorf(what, "timeout", 0, "must be 1 to %d whole milliseconds", MaxTimeout.Milliseconds())
@@ -397,13 +422,15 @@ func (e Entry) Clone() Entry {
 		}
 		e.Auth = &a
 	}
+	e.ACP = e.ACP.clone()
 	return e
 }
 
 type entryWire struct {
 	Name     string    `json:"name"`
-	URL      string    `json:"url"`
+	URL      string    `json:"url,omitempty"`
 	Protocol Protocol  `json:"protocol,omitempty"`
+	ACP      *acpWire  `json:"acp,omitempty"`
 	Auth     *authWire `json:"auth_config,omitempty"`
 	Timeout  int64     `json:"timeout"`
 	Retry    retryWire `json:"retry_config"`
@@ -425,7 +452,7 @@ type retryWire struct {
 }
 
 func (e Entry) wire() entryWire {
-	w := entryWire{Name: e.Name, URL: e.URL, Protocol: e.Protocol, Timeout: e.Timeout.Milliseconds(), Retry: retryWire{
+	w := entryWire{Name: e.Name, URL: e.URL, Protocol: e.Protocol, ACP: e.ACP.wire(), Timeout: e.Timeout.Milliseconds(), Retry: retryWire{
 		MaxRetries: e.Retry.MaxRetries, InitialDelayMs: e.Retry.InitialDelay.Milliseconds(),
 		MaxDelayMs: e.Retry.MaxDelay.Milliseconds(), BackoffMultiplier: e.Retry.BackoffMultiplier}}
 	if a := e.Auth; a != nil {
@@ -480,12 +507,13 @@ func EncodeRegistration(e Entry) ([]byte, error) {
 	}
 	out := struct {
 		Name     string     `json:"name"`
-		URL      string     `json:"url"`
+		URL      string     `json:"url,omitempty"`
 		Protocol Protocol   `json:"protocol,omitempty"`
+		ACP      *acpWire   `json:"acp,omitempty"`
 		Auth     *plainAuth `json:"auth_config,omitempty"`
 		Timeout  int64      `json:"timeout"`
 		Retry    retryWire  `json:"retry_config"`
-	}{Name: w.Name, URL: w.URL, Protocol: w.Protocol, Timeout: w.Timeout, Retry: w.Retry}
+	}{Name: w.Name, URL: w.URL, Protocol: w.Protocol, ACP: w.ACP, Timeout: w.Timeout, Retry: w.Retry}
 	if w.Auth != nil {
 		pa := &plainAuth{Type: w.Auth.Type, Token: reveal(w.Auth.Token), Key: reveal(w.Auth.Key), Header: w.Auth.Header}
 		if w.Auth.Headers != nil {

@@ -4,7 +4,7 @@ import (
 	"time"
 )
 
-var entryFields = []string{"name", "url", "protocol", "auth_config", "timeout", "timeout_ms", "retry_config"}
+var entryFields = []string{"name", "url", "protocol", "acp", "auth_config", "timeout", "timeout_ms", "retry_config"}
 
 // DecodeEntry reads a registry entry. Missing timeout and retry_config
 // fields take the defaults; timeout is also read as timeout_ms (both may be
@@ -42,6 +42,13 @@ func DecodeEntry(data []byte, lim Limits) (Entry, error) {
 				return Entry{}, err
 			}
 			e.Protocol = Protocol(p)
+		case "acp":
+			if isNull(m.raw) {
+				continue
+			}
+			if e.ACP, err = d.acp(m); err != nil {
+				return Entry{}, err
+			}
 		case "auth_config":
 			if isNull(m.raw) {
 				continue

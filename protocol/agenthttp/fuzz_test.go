@@ -106,21 +106,31 @@ func FuzzDecodeEntry(f *testing.F) {
 
 func FuzzDecodeMessages(f *testing.F) {
 	seed(f, "task_message", "result_message", "monitoring_message")
+	// sluice's extensions: a task continuing a remote A2A task that asks
+	// for updates; a failure with details.
+	f.Add([]byte(`{"run_id":"r","task_id":"t","agent_name":"a","input_data":{"text":"blue"},"correlation_id":"c","reply_to":"x",` +
+		`"remote_task_id":"rt-1","context_id":"ctx-1","updates":true,"timestamp":"2026-03-28T12:00:00+00:00"}`))
+	f.Add([]byte(`{"run_id":"r","task_id":"t","status":"FAILURE","output_data":null,"correlation_id":"c","error_message":"asks",` +
+		`"error_code":"upstream","error_details":{"inputRequired":{"remoteTaskId":"rt-1"}},"timestamp":"2026-03-28T12:00:00+00:00"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := agenthttp.Limits{MaxDepth: 16}
 		if m, err := agenthttp.DecodeTaskMessage(data, lim); err != nil {
 			checkErr(t, data, err)
 		} else if b, err := json.Marshal(m); err != nil {
 			t.Fatal(err)
-		} else if _, err := agenthttp.DecodeTaskMessage(b, lim); err != nil {
+		} else if again, err := agenthttp.DecodeTaskMessage(b, lim); err != nil {
 			t.Fatalf("task round trip: %v\n%s", err, b)
+		} else if again.RemoteTaskID != m.RemoteTaskID || again.ContextID != m.ContextID || again.Updates != m.Updates {
+			t.Fatalf("task round trip lost an extension: %+v %+v", m, again)
 		}
 		if m, err := agenthttp.DecodeResultMessage(data, lim); err != nil {
 			checkErr(t, data, err)
 		} else if b, err := json.Marshal(m); err != nil {
 			t.Fatal(err)
-		} else if _, err := agenthttp.DecodeResultMessage(b, lim); err != nil {
+		} else if again, err := agenthttp.DecodeResultMessage(b, lim); err != nil {
 			t.Fatalf("result round trip: %v\n%s", err, b)
+		} else if string(again.ErrorDetails) != string(m.ErrorDetails) {
+			t.Fatalf("result round trip lost error_details: %s %s", m.ErrorDetails, again.ErrorDetails)
 		}
 		if m, err := agenthttp.DecodeMonitoringMessage(data, lim); err != nil {
 			checkErr(t, data, err)
@@ -141,6 +151,30 @@ func FuzzParseRetryAfter(f *testing.F) {
 		d, ok := agenthttp.ParseRetryAfter(s, now)
 		if d < 0 || d > agenthttp.MaxRetryAfter || !ok && d != 0 {
 			t.Fatalf("%q -> %v %v", s, d, ok)
+		}
+	})
+}
+
+func FuzzDecodeUpdateMessage(f *testing.F) {
+	f.Add([]byte(`{"run_id":"r","task_id":"t","seq":1,"delta_kind":"text","delta":"hello"}`))
+	f.Add([]byte(`{"run_id":"r","task_id":"t","seq":2,"delta_kind":"custom","delta":{"type":"status","state":"TASK_STATE_WORKING"}}`))
+	f.Add([]byte(`{"run_id":"r","task_id":"t","seq":0,"delta_kind":"text","delta":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := agenthttp.DecodeUpdateMessage(data, agenthttp.Limits{MaxDepth: 16})
+		if err != nil {
+			checkErr(t, data, err)
+			return
+		}
+		if !agenthttp.IsUpdateMessage(data) {
+			t.Fatalf("a decoded update is not told from a result: %q", data)
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("a decoded update does not encode: %v", err)
+		}
+		again, err := agenthttp.DecodeUpdateMessage(b, agenthttp.Limits{})
+		if err != nil || again.Seq != m.Seq || again.DeltaKind != m.DeltaKind || string(again.Delta) != string(m.Delta) {
+			t.Fatalf("round trip: %v %+v %+v", err, m, again)
 		}
 	})
 }

@@ -7,11 +7,13 @@ import (
 )
 
 // The queue messages of the executor bridge keep the seed platform's shapes
-// and status words (RESOLUTIONS "HTTP task agents"). sluice adds two
-// optional members a seed consumer ignores: reply_to on a task (where its
-// result goes, so each gateway gets its own callers' results) and error_code
-// on a failed result (the error kind, so a caller behind the queue sees the
-// same kind as one calling the agent directly).
+// and status words (RESOLUTIONS "HTTP task agents"). sluice adds optional
+// members a seed consumer ignores: reply_to on a task (where its result
+// goes, so each gateway gets its own callers' results), error_code and
+// error_details on a failed result (the error kind and details, so a caller
+// behind the queue sees what one calling the agent directly does), and, for
+// A2A agents, remote_task_id, context_id and updates on a task and update
+// messages on the reply topic.
 
 // Default topics of the bridge.
 const (
@@ -35,7 +37,15 @@ type TaskMessage struct {
 	CorrelationID string          `json:"correlation_id"`
 	// ReplyTo is the topic the result goes to (sluice's extension; empty:
 	// TopicResults).
-	ReplyTo   string    `json:"reply_to,omitempty"`
+	ReplyTo string `json:"reply_to,omitempty"`
+	// RemoteTaskID and ContextID continue an A2A agent's task that waits
+	// for input: the input is the next message of that task (sluice's
+	// extension; empty: a new task).
+	RemoteTaskID string `json:"remote_task_id,omitempty"`
+	ContextID    string `json:"context_id,omitempty"`
+	// Updates asks the worker to send the call's updates to ReplyTo as
+	// UpdateMessages while it runs (sluice's extension).
+	Updates   bool      `json:"updates,omitempty"`
 	Timestamp time.Time `json:"-"`
 }
 
@@ -69,8 +79,72 @@ type ResultMessage struct {
 	// ErrorCode is the kind of a failure in sluice's error model, such as
 	// not_found or upstream (sluice's extension; empty on success and from
 	// producers that do not set it).
-	ErrorCode string    `json:"error_code,omitempty"`
-	Timestamp time.Time `json:"-"`
+	ErrorCode string `json:"error_code,omitempty"`
+	// ErrorDetails are the failure's safe structured details, an object
+	// (sluice's extension: what a waiting A2A task asks travels in them).
+	ErrorDetails json.RawMessage `json:"error_details,omitempty"`
+	Timestamp    time.Time       `json:"-"`
+}
+
+// UpdateMessage is one update of a running task, sent to the task's reply
+// topic before its result when the task asked for updates (sluice's
+// extension). Seq counts a task's updates from 1; DeltaKind is an E2A delta
+// kind and Delta its value.
+type UpdateMessage struct {
+	RunID     string          `json:"run_id"`
+	TaskID    string          `json:"task_id"`
+	Seq       int             `json:"seq"`
+	DeltaKind string          `json:"delta_kind"`
+	Delta     json.RawMessage `json:"delta"`
+}
+
+// IsUpdateMessage reports whether a message on a reply topic is an update
+// (it has delta_kind) rather than a result. It reads only the top level.
+func IsUpdateMessage(data []byte) bool {
+	var probe struct {
+		DeltaKind *string `json:"delta_kind"`
+	}
+	return json.Unmarshal(data, &probe) == nil && probe.DeltaKind != nil
+}
+
+// DecodeUpdateMessage reads an update message: run_id, task_id, seq (1 or
+// more), delta_kind (a token) and delta (any JSON value) required.
+func DecodeUpdateMessage(data []byte, lim Limits) (*UpdateMessage, error) {
+	d := decoder{what: "update message", lim: lim.orDefault(DefaultMaxMessageBytes)}
+	fs, err := d.fields(data)
+	if err != nil {
+		return nil, err
+	}
+	var m UpdateMessage
+	if m.RunID, err = d.id(fs, "run_id"); err != nil {
+		return nil, err
+	}
+	if m.TaskID, err = d.id(fs, "task_id"); err != nil {
+		return nil, err
+	}
+	sq, ok := fs["seq"]
+	if !ok {
+		return nil, errorf(d.what, "seq", 0, "is missing")
+	}
+	if json.Unmarshal(sq.raw, &m.Seq) != nil || m.Seq < 1 {
+		return nil, errorf(d.what, "seq", sq.off, "want a whole number of 1 or more")
+	}
+	dk, ok := fs["delta_kind"]
+	if !ok {
+		return nil, errorf(d.what, "delta_kind", 0, "is missing")
+	}
+	if m.DeltaKind, err = d.str(dk, "delta_kind"); err != nil {
+		return nil, err
+	}
+	if err := checkToken(d.what, "delta_kind", dk.off, m.DeltaKind, MaxErrorCodeBytes, false); err != nil {
+		return nil, err
+	}
+	dl, ok := fs["delta"]
+	if !ok {
+		return nil, errorf(d.what, "delta", 0, "is missing")
+	}
+	m.Delta = compact(dl.raw)
+	return &m, nil
 }
 
 // StepStatus is a monitoring message's status.
@@ -134,7 +208,8 @@ func (m TaskMessage) MarshalJSON() ([]byte, error) {
 		plain
 		Timestamp string `json:"timestamp"`
 	}{plain: plain(TaskMessage{RunID: m.RunID, TaskID: m.TaskID, AgentName: m.AgentName,
-		InputData: rawOr(m.InputData, "{}"), CorrelationID: m.CorrelationID, ReplyTo: m.ReplyTo}), Timestamp: FormatTimestamp(m.Timestamp)})
+		InputData: rawOr(m.InputData, "{}"), CorrelationID: m.CorrelationID, ReplyTo: m.ReplyTo,
+		RemoteTaskID: m.RemoteTaskID, ContextID: m.ContextID, Updates: m.Updates}), Timestamp: FormatTimestamp(m.Timestamp)})
 }
 
 // MarshalJSON writes the seed shape with the timestamp formatted.
@@ -270,6 +345,25 @@ func DecodeTaskMessage(data []byte, lim Limits) (*TaskMessage, error) {
 			return nil, err
 		}
 	}
+	for _, k := range []struct {
+		key string
+		to  *string
+	}{{"remote_task_id", &m.RemoteTaskID}, {"context_id", &m.ContextID}} {
+		if f, ok := fs[k.key]; ok {
+			if *k.to, _, err = d.optStr(f, k.key); err != nil {
+				return nil, err
+			}
+			if *k.to != "" {
+				if err := CheckTaskID(d.what, k.key, *k.to); err != nil {
+					err.(*Error).Offset = f.off
+					return nil, err
+				}
+			}
+		}
+	}
+	if f, ok := fs["updates"]; ok && json.Unmarshal(f.raw, &m.Updates) != nil {
+		return nil, errorf(d.what, "updates", f.off, "want true or false")
+	}
 	if m.Timestamp, err = d.timestamp(fs); err != nil {
 		return nil, err
 	}
@@ -336,6 +430,12 @@ func DecodeResultMessage(data []byte, lim Limits) (*ResultMessage, error) {
 		if err := checkToken(d.what, "error_code", ec.off, m.ErrorCode, MaxErrorCodeBytes, true); err != nil {
 			return nil, err
 		}
+	}
+	if ed, ok := fs["error_details"]; ok && !isNull(ed.raw) {
+		if !isObject(ed.raw) {
+			return nil, errorf(d.what, "error_details", ed.off, "want a JSON object, got %s", kindOf(ed.raw))
+		}
+		m.ErrorDetails = compact(ed.raw)
 	}
 	if m.Timestamp, err = d.timestamp(fs); err != nil {
 		return nil, err
