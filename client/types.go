@@ -105,7 +105,8 @@ type Credential struct {
 	ID          string    `json:"id"`
 	Type        string    `json:"type"`
 	Description string    `json:"description,omitempty"`
-	Hosts       []string  `json:"hosts"` // the hosts it may be sent to; empty: unbound
+	Hosts       []string  `json:"hosts"`            // the hosts it may be sent to; empty: unbound
+	KeyID       string    `json:"key_id,omitempty"` // the master key it is sealed with (vault rotate moves it)
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 }

@@ -148,14 +148,18 @@ func (r *Runner) Start(ctx context.Context, accountID string, wf *agenthttp.Work
 }
 
 // Validate checks wf with every rule of agent workflows, the agents' existence
-// included (when Agents is set); a bad workflow is a fault.Invalid naming
-// the field.
+// included (when Agents is set), and refuses references nested where they
+// would not be rendered (CheckNestedRefs: only new runs, stored ones resume
+// as they are); a bad workflow is a fault.Invalid naming the field.
 func (r *Runner) Validate(ctx context.Context, wf *agenthttp.Workflow) error {
 	var check agenthttp.AgentCheck
 	if r.Agents != nil {
 		check = func(name string) (bool, error) { return r.Agents(ctx, name) }
 	}
 	err := wf.Validate(check)
+	if err == nil {
+		err = wf.CheckNestedRefs()
+	}
 	var ae *agenthttp.Error
 	if errors.As(err, &ae) {
 		fe := fault.New(fault.Invalid, "%s", trimCodec(ae))

@@ -198,6 +198,15 @@ func TestStartRefuses(t *testing.T) {
 		{name: "cycle", wf: cycle, input: `{}`, field: "steps.b.next_step", msg: "a -> b -> a form a cycle"},
 		{name: "input not an object", wf: decode(t, threeSteps), input: `[1]`, field: "input", msg: "must be a JSON object"},
 		{name: "input not JSON", wf: decode(t, threeSteps), input: `{`, field: "input", msg: "not valid JSON"},
+		// Wrong references: each names the step and the reference.
+		{name: "reference to a later step", wf: remap(t, "measure", "text", `"${report.output.text}"`),
+			input: `{}`, field: "steps.measure.input_mapping.text", msg: `step "measure": ${report.output.text} refers to step "report", which runs after it`},
+		{name: "reference to no step", wf: remap(t, "measure", "text", `"${shuot.output.text}"`),
+			input: `{}`, field: "steps.measure.input_mapping.text", msg: `step "measure": ${shuot.output.text} refers to step "shuot", which is not in steps`},
+		{name: "reference in an object", wf: remap(t, "report", "fixed", `{"a": [1, "x ${measure.output.n}"]}`),
+			input: `{}`, field: "steps.report.input_mapping.fixed", msg: `step "report": ${measure.output.n} at input_mapping.fixed.a[1] is not rendered`},
+		{name: "broken reference in an array", wf: remap(t, "report", "fixed", `["${measure.outptu}"]`),
+			input: `{}`, field: "steps.report.input_mapping.fixed", msg: `step "report": "${measure.outptu}" at input_mapping.fixed[0] is not rendered`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,6 +226,15 @@ func TestStartRefuses(t *testing.T) {
 	if err != nil || len(execs) != 0 {
 		t.Fatalf("refused runs stored: %v %v", execs, err)
 	}
+}
+
+// remap is threeSteps with one mapping value of a step replaced, as a
+// client of the Go API may build it (not through DecodeWorkflow).
+func remap(t *testing.T, step, key, raw string) *agenthttp.Workflow {
+	t.Helper()
+	wf := decode(t, threeSteps)
+	wf.Steps[step].InputMapping[key] = json.RawMessage(raw)
+	return wf
 }
 
 func TestGetIsScopedToTheAccount(t *testing.T) {

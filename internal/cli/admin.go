@@ -160,7 +160,7 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 			return writeJSON(io.Out, map[string]any{"agent_id": a.AgentID, "api_key": k.APIKey, "key_id": k.KeyID, "account": a})
 		},
 	}
-	createCmd.Flags().StringVar(&name, "name", "", "the account's name")
+	createCmd.Flags().StringVar(&name, "name", "", "the account's name, unique on the server (accounts get|update take it)")
 	create.register(createCmd)
 
 	var listOut, getOut string
@@ -193,17 +193,21 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 	addOutputFlag(listCmd, &listOut)
 
 	getCmd := &cobra.Command{
-		Use: "get ID", Short: "Show an account and its keys", Args: cobra.ExactArgs(1),
+		Use: "get ID|NAME", Short: "Show an account and its keys (by id, or by its unique name)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, c, err := io.start(getOut, af.client)
 			if err != nil {
 				return err
 			}
-			a, err := c.Account(cmd.Context(), args[0])
+			id, err := accountID(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			a, err := c.Account(cmd.Context(), id)
 			if err != nil {
 				return serverError(err)
 			}
-			keys, err := c.Keys(cmd.Context(), args[0])
+			keys, err := c.Keys(cmd.Context(), id)
 			if err != nil {
 				return serverError(err)
 			}
@@ -216,7 +220,7 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 	var newName string
 	var disable, enable bool
 	updateCmd := &cobra.Command{
-		Use: "update ID [--name N] [--operations ...] [--limit NAME=N]... [--disable|--enable]", Short: "Change an account",
+		Use: "update ID|NAME [--name N] [--operations ...] [--limit NAME=N]... [--disable|--enable]", Short: "Change an account (by id, or by its unique name)",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if disable && enable {
@@ -236,14 +240,18 @@ func newAccountsCmd(io Stdio) *cobra.Command {
 			if disable || enable {
 				patch["disabled"] = disable
 			}
-			a, err := c.PatchAccount(cmd.Context(), args[0], patch)
+			id, err := accountID(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			a, err := c.PatchAccount(cmd.Context(), id, patch)
 			if err != nil {
 				return serverError(err)
 			}
 			return writeJSON(io.Out, a)
 		},
 	}
-	updateCmd.Flags().StringVar(&newName, "name", "", "a new name")
+	updateCmd.Flags().StringVar(&newName, "name", "", "a new name, unique on the server")
 	updateCmd.Flags().BoolVar(&disable, "disable", false, "disable the account (all its keys stop working)")
 	updateCmd.Flags().BoolVar(&enable, "enable", false, "enable the account again")
 	update.register(updateCmd)
@@ -313,7 +321,8 @@ func newVaultCmd(io Stdio) *cobra.Command {
 	putCmd := &cobra.Command{
 		Use:   "put ID --type TYPE [--host H]... [--description D] [--value @FILE|env:VAR]",
 		Short: "Store a credential; the value is read from stdin unless --value names a file or variable",
-		Long: "Store a credential; the value is read from stdin unless --value names a file or variable.\n\n" +
+		Long: "Store a credential; the value is read from stdin unless --value names a file or variable.\n" +
+			"On a terminal it is asked for, and not shown as it is typed.\n\n" +
 			"--host binds the credential to a host (host, host:port or *.domain; repeat it for more): it is then\n" +
 			"sent to no other host, whatever an account's grants allow, and a workflow that would send it\n" +
 			"elsewhere is refused. Bind every credential to the hosts it is for: an unbound one goes to any\n" +
@@ -327,6 +336,14 @@ func newVaultCmd(io Stdio) *cobra.Command {
 			v := ""
 			switch {
 			case value == "":
+				typed, prompted, err := io.promptSecret("Value of credential "+args[0]+" (not shown): ", 64<<10)
+				if err != nil {
+					return err
+				}
+				if prompted {
+					v = typed
+					break
+				}
 				b, err := io.ReadAllFrom(64 << 10)
 				if err != nil {
 					return err
@@ -391,7 +408,34 @@ func newVaultCmd(io Stdio) *cobra.Command {
 			return writeJSON(io.Out, map[string]any{"id": args[0], "deleted": true})
 		},
 	}
-	cmd.AddCommand(putCmd, listCmd, deleteCmd)
+	rotateCmd := &cobra.Command{
+		Use:   "rotate",
+		Short: "Re-seal every credential under the server's current master key",
+		Long: `Re-seal every credential under the server's current master key, after a new
+key was put in place and the old one kept as a previous key (docs/configuration.md,
+"Rotating the master key"). All or nothing: when a credential opens with no key the
+server has, nothing is written. Prints {key_id, total, resealed, current, changed};
+the previous keys may go when resealed + current == total.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			rep, err := c.RotateVault(cmd.Context())
+			if err != nil {
+				return serverError(err)
+			}
+			if err := writeJSON(io.Out, rep); err != nil {
+				return err
+			}
+			if rep.Resealed+rep.Current != rep.Total {
+				return fail(ExitFailed, "%d credential(s) were changed by another server during the rotation: run it again", rep.Changed)
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(putCmd, listCmd, deleteCmd, rotateCmd)
 	return cmd
 }
 

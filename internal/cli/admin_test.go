@@ -108,3 +108,48 @@ func TestAccountsAndVaultCommands(t *testing.T) {
 		t.Fatalf("no admin key: %d %s", code, errOut)
 	}
 }
+
+// TestAccountNamesUnique: a second account of a name, or a rename onto one,
+// is refused (409, exit 1, the message names the name); get and update
+// take a name as well as an id.
+func TestAccountNamesUnique(t *testing.T) {
+	adminServer(t)
+	code, out, errOut := sluice(t, "", "accounts", "create", "--name", "ops bot", "--operations", "Wait")
+	if code != 0 {
+		t.Fatalf("create: %d %s %s", code, out, errOut)
+	}
+	var created struct {
+		AgentID string `json:"agent_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &created); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = sluice(t, "", "accounts", "create", "--name", "ops bot")
+	if code != 1 || !strings.Contains(errOut, "HTTP 409") || !strings.Contains(errOut, `an account named "ops bot" already exists`) {
+		t.Fatalf("a second ops bot: %d %s", code, errOut)
+	}
+	if code, _, errOut = sluice(t, "", "accounts", "create", "--name", "other bot"); code != 0 {
+		t.Fatalf("create other: %d %s", code, errOut)
+	}
+	code, _, errOut = sluice(t, "", "accounts", "update", "other bot", "--name", "ops bot")
+	if code != 1 || !strings.Contains(errOut, "HTTP 409") {
+		t.Fatalf("rename onto ops bot: %d %s", code, errOut)
+	}
+
+	code, out, _ = sluice(t, "", "accounts", "get", "ops bot")
+	if code != 0 || !strings.Contains(out, created.AgentID) {
+		t.Fatalf("get by name: %d %s", code, out)
+	}
+	code, out, _ = sluice(t, "", "accounts", "update", "ops bot", "--disable")
+	if code != 0 || !strings.Contains(out, created.AgentID) || !strings.Contains(out, `"disabled": true`) {
+		t.Fatalf("update by name: %d %s", code, out)
+	}
+	code, out, _ = sluice(t, "", "accounts", "get", created.AgentID)
+	if code != 0 || !strings.Contains(out, `"ops bot"`) {
+		t.Fatalf("get by id: %d %s", code, out)
+	}
+	code, _, errOut = sluice(t, "", "accounts", "get", "nobody")
+	if code != 1 || !strings.Contains(errOut, "HTTP 404") || !strings.Contains(errOut, `no account is named "nobody" either`) {
+		t.Fatalf("get nobody: %d %s", code, errOut)
+	}
+}

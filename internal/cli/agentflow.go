@@ -85,6 +85,9 @@ func runAgentWorkflow(ctx context.Context, io Stdio, file string, f runWorkflowF
 		return err
 	}
 	wf, err := agenthttp.DecodeWorkflow(doc, agenthttp.Limits{})
+	if err == nil {
+		err = wf.CheckNestedRefs() // the server refuses these too: say so before sending
+	}
 	if err != nil {
 		var ae *agenthttp.Error
 		if errors.As(err, &ae) && ae.Offset > 0 {

@@ -115,6 +115,10 @@ func TestAgentsRunWorkflowInvalid(t *testing.T) {
 	}{
 		{name: "cycle", doc: cycle, input: `{}`, want: "steps.b.next_step: step \"b\" goes back to step \"a\""},
 		{name: "syntax", doc: "{\n  \"workflow_id\": \"w\",\n  \"steps\": [\n", input: `{}`, want: ":3:"},
+		{name: "nested reference", doc: strings.Replace(cliWorkflow, `{"t": "${a.output.text}"}`, `{"t": {"x": "${a.output.text}"}}`, 1), input: `{}`,
+			want: `:3:`},
+		{name: "nested reference message", doc: strings.Replace(cliWorkflow, `{"t": "${a.output.text}"}`, `{"t": {"x": "${a.output.text}"}}`, 1), input: `{}`,
+			want: `steps.b.input_mapping.t: step "b": ${a.output.text} at input_mapping.t.x is not rendered`},
 		{name: "input not object", doc: cliWorkflow, input: `[1]`, want: "--input is not a JSON object"},
 		{name: "stdin", doc: "-", stdin: `{"workflow_id": "w"}`, input: `{}`, want: "field start_step: is missing"},
 	}

@@ -27,7 +27,7 @@ type mockAgentFlags struct {
 func newMockAgentCmd(io Stdio) *cobra.Command {
 	var f mockAgentFlags
 	cmd := &cobra.Command{
-		Use:   "mock-agent --name N --port P [--delay D] [--error-mode none|timeout|4xx|5xx] [--error-rate R]",
+		Use:   "mock-agent [--name N] [--port P] [--delay D] [--error-mode none|timeout|4xx|5xx] [--error-rate R]",
 		Short: "Run a test HTTP task agent (the contract of docs/protocols/agent-http.md)",
 		Long: `Serve a test agent of the HTTP task contract until interrupted.
 
@@ -41,8 +41,9 @@ a 200 with status "error" and that message. GET /health answers
 mode is given) fail: timeout holds the request until the caller gives up,
 4xx answers 400 and 5xx answers 503, each with the spec's {"error": ...} body.
 
-When it listens, one JSON line {"name", "url"} is printed on stdout (--port 0
-picks a free port); requests are logged on stderr. It listens on 127.0.0.1
+When it listens, one JSON line {"name", "url"} is printed on stdout: by
+default on a free port, so read the URL from that line (or pass --port);
+requests are logged on stderr. It listens on 127.0.0.1
 unless --host says otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -61,7 +62,7 @@ unless --host says otherwise.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.name, "name", "mock-agent", "the agent's name (letters, digits, '_' and '-')")
 	fl.StringVar(&f.host, "host", "127.0.0.1", "the address to listen on (0.0.0.0 for every interface)")
-	fl.IntVar(&f.port, "port", 8080, "the port to listen on (0: a free one)")
+	fl.IntVar(&f.port, "port", 0, "the port to listen on (default: a free one, printed)")
 	fl.DurationVar(&f.delay, "delay", 0, "how long each task takes, e.g. 250ms")
 	fl.StringVar(&f.errorMode, "error-mode", agent.MockErrorNone, "none, timeout, 4xx or 5xx")
 	fl.Float64Var(&f.errorRate, "error-rate", 0, "the share of tasks that fail in --error-mode, 0 to 1 (default 1 when --error-mode is set)")

@@ -75,9 +75,14 @@ func newRoot(io Stdio) *cobra.Command {
 		Short:         "Run AI agents' declarative work safely: validated, permitted, bounded and audited",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       currentBuild().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
 		newVersionCmd(io),
+		newInitCmd(io),
+		newConfigCmd(io),
+		newDocsCmd(io),
 		newValidateCmd(io),
 		newRunCmd(io),
 		newServeCmd(io),

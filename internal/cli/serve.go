@@ -37,15 +37,24 @@ these flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, io, f) },
 	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.sessionAddr, "session-addr", "", "also serve A2E sessions over TCP on HOST:PORT (one session per connection)")
+	return cmd
+}
+
+// register adds the flags that set configuration keys (serve's, and
+// `sluice config print`'s, which shows what serve would run with).
+func (f *serveFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "YAML configuration file (default $SLUICE_CONFIG, else none)")
 	fl.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080)")
 	fl.StringVar(&f.data, "data", "", "data directory (default ./sluice-data)")
-	fl.StringVar(&f.sessionAddr, "session-addr", "", "also serve A2E sessions over TCP on HOST:PORT (one session per connection)")
 	fl.StringVar(&f.store, "store", "", `"sqlite" (in the data directory) or a postgres:// URL shared by several gateways (default $SLUICE_STORE, else sqlite); leave the password to PGPASSWORD`)
-	fl.StringVar(&f.queue, "queue", "", "queue of agent tasks shared with `sluice worker`s: nats://HOST:PORT[,...] or kafka://HOST:PORT[,...] (default $SLUICE_QUEUE, else the store's)")
-	fl.IntVar(&f.workers, "workers", 16, "agent task workers in this process; 0: none, `sluice worker`s take the tasks (default agents.workers)")
-	return cmd
+	// Backquotes in a pflag usage name the flag's value in --help: none here
+	// but the value names themselves.
+	fl.StringVar(&f.queue, "queue", "", "the `URL` of the queue of agent tasks shared with sluice worker processes: nats://HOST:PORT[,...] or kafka://HOST:PORT[,...] (default $SLUICE_QUEUE, else the store's own)")
+	agentWorkersFlag(fl, &f.workers, "agent task workers in this process (agents.workers, $SLUICE_AGENT_WORKERS); 0: none, sluice worker processes take the tasks")
 }
 
 func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
@@ -53,19 +62,7 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 	if err != nil {
 		return fail(ExitInvalid, "%v", err)
 	}
-	if f.addr != "" {
-		cfg.Addr = f.addr
-	}
-	if f.data != "" {
-		cfg.DataDir = f.data
-	}
-	if f.store != "" {
-		cfg.Store.DSN = f.store
-		if f.store != "sqlite" && !cfg.Store.Postgres() {
-			return fail(ExitInvalid, `--store: want "sqlite" or a postgres:// URL`)
-		}
-	}
-	if err := applyQueueFlags(cmd, cfg, f.queue, f.workers, "workers"); err != nil {
+	if _, err := f.apply(cmd, cfg); err != nil {
 		return err
 	}
 	log := newLogger(io, cfg)
@@ -102,6 +99,34 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 	}
 	log.Info("sluice stopped")
 	return nil
+}
+
+// apply sets the keys serve's flags override and returns them, each with
+// its flag (`sluice config print` shows them so).
+func (f serveFlags) apply(cmd *cobra.Command, cfg *config.Config) (map[string]string, error) {
+	set := map[string]string{}
+	if f.addr != "" {
+		cfg.Addr, set["addr"] = f.addr, "--addr"
+	}
+	if f.data != "" {
+		cfg.DataDir, set["data_dir"] = f.data, "--data"
+	}
+	if f.store != "" {
+		cfg.Store.DSN, set["store.dsn"] = f.store, "--store"
+		if f.store != "sqlite" && !cfg.Store.Postgres() {
+			return nil, fail(ExitInvalid, `--store: want "sqlite" or a postgres:// URL`)
+		}
+	}
+	if err := applyQueueFlags(cmd, cfg, f.queue, f.workers); err != nil {
+		return nil, err
+	}
+	if f.queue != "" {
+		set["agents.queue"] = "--queue"
+	}
+	if cmd.Flags().Changed("agent-workers") || cmd.Flags().Changed("workers") {
+		set["agents.workers"] = "--agent-workers"
+	}
+	return set, nil
 }
 
 func newLogger(io Stdio, cfg *config.Config) *slog.Logger {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
@@ -36,8 +37,8 @@ Kafka one, which must then be the gateways' too.`,
 	fl.StringVar(&f.config, "config", "", "YAML configuration file (default $SLUICE_CONFIG, else none)")
 	fl.StringVar(&f.data, "data", "", "the directory of the key files (default ./sluice-data)")
 	fl.StringVar(&f.store, "store", "", "the gateways' PostgreSQL store, a postgres:// URL (default $SLUICE_STORE); leave the password to PGPASSWORD")
-	fl.StringVar(&f.queue, "queue", "", "the gateways' queue: nats://HOST:PORT[,...] or kafka://HOST:PORT[,...] (default $SLUICE_QUEUE, else the store's)")
-	fl.IntVar(&f.workers, "workers", 0, "agent tasks run at once (default agents.workers, else 16)")
+	fl.StringVar(&f.queue, "queue", "", "the `URL` of the gateways' queue: nats://HOST:PORT[,...] or kafka://HOST:PORT[,...] (default $SLUICE_QUEUE, else the store's own)")
+	agentWorkersFlag(fl, &f.workers, "agent tasks run at once (agents.workers, $SLUICE_AGENT_WORKERS)")
 	fl.StringVar(&f.monitoring, "monitoring-topic", "", "publish RUNNING/COMPLETED/FAILED updates per task on this topic (default agents.monitoring_topic, else none)")
 	return cmd
 }
@@ -56,7 +57,7 @@ func runWorker(cmd *cobra.Command, io Stdio, f workerFlags) error {
 	if !cfg.Store.Postgres() {
 		return fail(ExitInvalid, "--store: a worker needs the gateways' postgres:// store")
 	}
-	if err := applyQueueFlags(cmd, cfg, f.queue, f.workers, "workers"); err != nil {
+	if err := applyQueueFlags(cmd, cfg, f.queue, f.workers); err != nil {
 		return err
 	}
 	if f.monitoring != "" {
@@ -76,18 +77,29 @@ func runWorker(cmd *cobra.Command, io Stdio, f workerFlags) error {
 	return nil
 }
 
+// agentWorkersFlag registers --agent-workers, the flag of agents.workers
+// (SLUICE_AGENT_WORKERS), at its configured default so --help shows the
+// default once and truly. It was --workers, a name SLUICE_WORKERS (the
+// asynchronous execution workers, another setting) also seemed to claim:
+// --workers still works, deprecated, for the scripts that use it.
+func agentWorkersFlag(fl *pflag.FlagSet, workers *int, usage string) {
+	fl.IntVar(workers, "agent-workers", config.Defaults().Agents.Workers, usage)
+	fl.IntVar(workers, "workers", config.Defaults().Agents.Workers, usage)
+	_ = fl.MarkDeprecated("workers", "use --agent-workers (SLUICE_WORKERS is another setting: the asynchronous execution workers)")
+}
+
 // applyQueueFlags sets agents.queue and agents.workers from the flags of
 // serve and worker, checking them as the config file's are.
-func applyQueueFlags(cmd *cobra.Command, cfg *config.Config, queue string, workers int, workersFlag string) error {
+func applyQueueFlags(cmd *cobra.Command, cfg *config.Config, queue string, workers int) error {
 	if queue != "" {
 		cfg.Agents.Queue = queue
 		if k := cfg.Agents.QueueKind(); k != "nats" && k != "kafka" {
 			return fail(ExitInvalid, "--queue: want nats://HOST:PORT or kafka://HOST:PORT")
 		}
 	}
-	if cmd.Flags().Changed(workersFlag) {
+	if cmd.Flags().Changed("agent-workers") || cmd.Flags().Changed("workers") {
 		if workers < 0 || workers > 1024 {
-			return fail(ExitInvalid, "--%s: want 0 to 1024, got %d", workersFlag, workers)
+			return fail(ExitInvalid, "--agent-workers: want 0 to 1024, got %d", workers)
 		}
 		cfg.Agents.Workers = workers
 	}

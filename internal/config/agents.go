@@ -18,7 +18,7 @@ type Agents struct {
 	// queue with SQLite, the PostgreSQL queue with PostgreSQL), or a
 	// nats://host:port[,host:port...] (JetStream) or
 	// kafka://host:port[,host:port...] URL shared with `sluice worker`s.
-	Queue string `yaml:"queue"`
+	Queue string `yaml:"queue" redact:"url"`
 	// Workers is the size of this process's pool of agent task workers; 0
 	// runs none (the tasks are for `sluice worker` processes).
 	Workers int `yaml:"workers"`

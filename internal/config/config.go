@@ -137,7 +137,7 @@ type Store struct {
 	// DSN is "" or "sqlite" for SQLite, or a postgres:// URL. Leave the
 	// password out (libpq's PGPASSWORD or ~/.pgpass supply it): the file is
 	// no place for a secret. It is never logged.
-	DSN string `yaml:"dsn"`
+	DSN string `yaml:"dsn" redact:"url"`
 	// MaxExecutionBytes is the stored limit of an execution: the largest
 	// result (its JSON) and checkpoint kept for it. An execution going over
 	// it ends failed with a DataError naming the limit; it is never left

@@ -88,7 +88,7 @@ func (d *decoder) validateVocabulary(c Discovery) {
 // alone. The key is read from the environment variable APIKeyEnv, never
 // from the file.
 type Embeddings struct {
-	URL       string `yaml:"url"`
+	URL       string `yaml:"url" redact:"url"`
 	Model     string `yaml:"model"`
 	APIKeyEnv string `yaml:"api_key_env"`
 	// VectorWeight is the vector ranking's weight in the fusion against

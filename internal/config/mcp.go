@@ -56,7 +56,7 @@ type MCPServe struct {
 type MCPCommand struct {
 	Command string   `yaml:"command"`
 	Args    []string `yaml:"args"`
-	Env     []string `yaml:"env"`
+	Env     []string `yaml:"env" redact:"env"` // a NAME=value may be a secret
 	Dir     string   `yaml:"dir"`
 }
 

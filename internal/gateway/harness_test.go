@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,6 +49,9 @@ type testServer struct {
 	dataDir  string
 	upstream *httptest.Server
 }
+
+// testAccounts numbers the accounts testServer.account makes.
+var testAccounts atomic.Int64
 
 type serverOption func(*config.Config)
 
@@ -183,7 +188,9 @@ func (r response) str(path string) string { s, _ := r.get(path).(string); return
 // account makes an account with permissions (and limits) and returns its id and key.
 func (s *testServer) account(perms map[string]any, limits map[string]any) (string, string) {
 	s.t.Helper()
-	body := map[string]any{"name": "test agent", "permissions": perms}
+	// Account names are unique: each its own, across the servers of a test
+	// that restarts on one data directory too.
+	body := map[string]any{"name": fmt.Sprintf("test agent %d", testAccounts.Add(1)), "permissions": perms}
 	if limits != nil {
 		body["limits"] = limits
 	}

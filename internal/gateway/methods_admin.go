@@ -193,6 +193,17 @@ func (s *Server) adminCredentialsDelete(ctx context.Context, c *Call, a args, w 
 	return w.Complete(map[string]any{"id": id, "deleted": true})
 }
 
+// adminVaultRotate re-seals every credential under the current master key
+// (docs/configuration.md, "Rotating the master key"): all or nothing, and
+// the report says when the previous keys may go.
+func (s *Server) adminVaultRotate(ctx context.Context, c *Call, _ args, w *e2a.StreamWriter) error {
+	rep, err := s.svc.Vault.Rotate(ctx)
+	if err != nil {
+		return err
+	}
+	return w.Complete(rep)
+}
+
 func (s *Server) adminAuditList(ctx context.Context, c *Call, a args, w *e2a.StreamWriter) error {
 	q := store.AuditQuery{
 		AccountID: a.String("account"), Method: a.String("method"), Decision: a.String("decision"),

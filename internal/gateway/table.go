@@ -27,6 +27,7 @@ const (
 	MethodAdminCredentialsList = "admin.credentials.list"
 	MethodAdminCredentialsGet  = "admin.credentials.get"
 	MethodAdminCredentialsDel  = "admin.credentials.delete"
+	MethodAdminVaultRotate     = "admin.vault.rotate"
 	MethodAdminAuditList       = "admin.audit.list"
 
 	MethodAdminAgentsRegister = "admin.agents.register"
@@ -373,6 +374,9 @@ var methodTable = []methodSpec{
 	{name: MethodAdminCredentialsDel, access: accessAdmin,
 		rest: []restRoute{del("/api/v1/admin/credentials/{id}")}, params: params(reqStr("id")),
 		handle: (*Server).adminCredentialsDelete},
+	{name: MethodAdminVaultRotate, access: accessAdmin,
+		rest:   []restRoute{post("/api/v1/admin/vault/rotate")},
+		handle: (*Server).adminVaultRotate},
 	{name: MethodAdminAuditList, access: accessAdmin,
 		rest: []restRoute{get("/api/v1/admin/audit")},
 		params: append(params(str("account"), str("method"), str("decision")),

@@ -22,6 +22,9 @@ func FuzzDecodeWorkflow(f *testing.F) {
 		if err := w.Validate(func(string) (bool, error) { return true, nil }); err != nil {
 			t.Fatalf("a decoded workflow does not validate: %v", err)
 		}
+		if err := w.CheckNestedRefs(); err != nil {
+			checkErr(t, data, err)
+		}
 		enc, err := agenthttp.EncodeWorkflow(w)
 		if err != nil {
 			t.Fatalf("a decoded workflow does not encode: %v", err)

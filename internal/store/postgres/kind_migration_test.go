@@ -11,7 +11,7 @@ import (
 
 // Rows written before migration 0008 get the kind their document says:
 // the schema is taken back to version 7 (the columns of 0008 and 0010
-// dropped with the indexes on them, 0017's table, 0016's column and 0015's index dropped, 0001's unfinished
+// dropped with the indexes on them, 0018's index and 0017's table, 0016's column and 0015's index dropped, 0001's unfinished
 // index made again, the version rows from 0008 on deleted), and opening it
 // again applies them to the rows there.
 func TestKindMigrationBackfills(t *testing.T) {
@@ -30,6 +30,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 		db := open()
 		defer db.Close()
 		storetest.ExecAll(t, exec(db),
+			`DROP INDEX accounts_name`,                       // 0018
 			`DROP TABLE a2a_push_configs`,                    // 0017
 			`ALTER TABLE mcp_servers DROP COLUMN auth`,       // 0016
 			`DROP INDEX executions_account_status`,           // 0015

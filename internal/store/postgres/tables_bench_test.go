@@ -112,7 +112,7 @@ func BenchmarkKV(b *testing.B) {
 					if call == "new" {
 						// Under the per-account bound: a fresh account every 5000 keys.
 						if i%5000 == 0 && i > 0 {
-							if _, err := s.CreateAccount(ctx, store.Account{ID: fmt.Sprintf("bench-%d", i), Name: "bench"}); err != nil {
+							if _, err := s.CreateAccount(ctx, store.Account{ID: fmt.Sprintf("bench-%d", i), Name: fmt.Sprintf("bench-%d", i)}); err != nil {
 								b.Fatal(err)
 							}
 						}

@@ -11,7 +11,7 @@ import (
 )
 
 // Rows written before migration 0008 get the kind their document says:
-// the schema is taken back to version 7 (0017's table, 0016's column and 0015's index dropped, 0014's and
+// the schema is taken back to version 7 (0018's index and 0017's table, 0016's column and 0015's index dropped, 0014's and
 // 0013's columns dropped, 0010's column and index dropped, 0009's index
 // swapped back, 0008's column and index dropped, their version rows
 // deleted), and opening it again applies 0008 on to the rows there.
@@ -31,6 +31,7 @@ func TestKindMigrationBackfills(t *testing.T) {
 		}
 		defer raw.Close()
 		storetest.ExecAll(t, func(stmt string) error { _, err := raw.Exec(stmt); return err },
+			`DROP INDEX accounts_name`,                                                    // 0018
 			`DROP TABLE a2a_push_configs`,                                                 // 0017
 			`ALTER TABLE mcp_servers DROP COLUMN auth`,                                    // 0016
 			`DROP INDEX executions_account_status`,                                        // 0015

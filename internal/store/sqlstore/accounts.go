@@ -61,10 +61,15 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account) (store.Accou
 	}
 	now := s.b.Now()
 	err = s.b.Write(ctx, func(tx Querier) error {
+		if err := s.nameFree(ctx, tx, a.Name, ""); err != nil {
+			return err
+		}
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.Name, perms, jsonText(a.Limits), a.Disabled, s.b.Time(now), s.b.Time(now))
 		if s.b.IsUnique(err) {
-			return fault.New(fault.Conflict, "account %q already exists", a.ID).WithDetail("accountId", a.ID)
+			// The id, or a name taken by a writer that committed after the
+			// check above (PostgreSQL, several gateways).
+			return fault.New(fault.Conflict, "account %q or an account named %q already exists", a.ID, a.Name).WithDetail("accountId", a.ID)
 		}
 		return err
 	})
@@ -133,6 +138,9 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, u store.AccountUpd
 		if s.b.IsNoRows(err) {
 			return notFound("account", id)
 		}
+		if s.b.IsUnique(err) && u.Name != nil {
+			return nameTaken(*u.Name) // the only unique column an update sets
+		}
 		return err
 	})
 	if err != nil {
@@ -165,4 +173,29 @@ func (s *Store) lockAccount(ctx context.Context, tx Querier, id string) error {
 		return notFound("account", id)
 	}
 	return err
+}
+
+// nameFree checks, before an insert, that no account but self is named
+// name (account names are unique, migration 0018; "" may repeat), so the
+// 409 names the name rather than the id or name the index refuses; the
+// index still stops another writer taking the name in between. An update
+// needs no check: its only unique column is the name.
+func (s *Store) nameFree(ctx context.Context, tx Querier, name, self string) error {
+	if name == "" {
+		return nil
+	}
+	var id string
+	err := tx.QueryRow(ctx, `SELECT id FROM accounts WHERE name = ? AND id <> ?`, name, self).Scan(&id)
+	if err == nil {
+		return nameTaken(name).WithDetail("accountId", id)
+	}
+	if s.b.IsNoRows(err) {
+		return nil
+	}
+	return err
+}
+
+func nameTaken(name string) *fault.Error {
+	return fault.New(fault.Conflict, "an account named %q already exists; account names are unique", name).
+		WithDetail("field", "name").WithSuggestions("Choose another name, or rename the other account first")
 }

@@ -54,6 +54,24 @@ func testAccounts(t *testing.T, s store.Store) {
 	_, err = s.UpdateAccount(ctx, "nobody", store.AccountUpdate{Name: &name})
 	wantKind(t, err, fault.NotFound, "update of a missing account")
 
+	// Names are unique (409 naming the name); "" may repeat; an account
+	// may be "renamed" to its own name.
+	_, err = s.CreateAccount(ctx, store.Account{ID: "acct-2", Name: "Renamed"})
+	wantKind(t, err, fault.Conflict, "a second account of a name")
+	if fe := fault.From(err); !strings.Contains(fe.Message, `an account named "Renamed" already exists`) {
+		t.Errorf("name conflict message: %q", fe.Message)
+	}
+	_, err = s.CreateAccount(ctx, store.Account{ID: "acct-2", Name: "Two"})
+	must(t, err)
+	_, err = s.UpdateAccount(ctx, "acct-2", store.AccountUpdate{Name: &name})
+	wantKind(t, err, fault.Conflict, "a rename onto another account's name")
+	_, err = s.UpdateAccount(ctx, "acct-1", store.AccountUpdate{Name: &name})
+	must(t, err)
+	for _, id := range []string{"acct-e1", "acct-e2"} {
+		_, err = s.CreateAccount(ctx, store.Account{ID: id})
+		must(t, err)
+	}
+
 	must(t, s.DisableAccount(ctx, "acct-1"))
 	must(t, s.DisableAccount(ctx, "acct-1"))
 	got, err = s.GetAccount(ctx, "acct-1")
