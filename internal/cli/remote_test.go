@@ -411,6 +411,14 @@ func TestUsageErrorsAndHints(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
+	// help of a topic that does not exist is a usage error too; of one that
+	// does, its help.
+	if code, out, errOut := sluice(t, "", "help", "nope"); code != cli.ExitInvalid || !strings.Contains(errOut, `unknown help topic "nope"`) || out != "" {
+		t.Errorf("help nope: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, _ := sluice(t, "", "help", "runs", "list"); code != 0 || !strings.Contains(out, "newest first") {
+		t.Errorf("help runs list: %d %s", code, out)
+	}
 	// A group alone prints its help.
 	if code, out, _ := sluice(t, "", "runs"); code != 0 || !strings.Contains(out, "tail") {
 		t.Errorf("runs alone: %d %s", code, out)

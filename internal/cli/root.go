@@ -105,7 +105,24 @@ func newRoot(io Stdio) *cobra.Command {
 		newAuditCmd(io),
 	)
 	strictGroups(root)
+	root.SetHelpCommand(newHelpCmd(root))
 	return root
+}
+
+// newHelpCmd is `sluice help [command]`: cobra's own prints the usage and
+// exits 0 for a topic it does not know; this one is a usage error (exit 2).
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				return fail(ExitInvalid, "unknown help topic %q (see `sluice help`)", strings.Join(args, " "))
+			}
+			return target.Help()
+		},
+	}
 }
 
 // strictGroups makes every command that only groups others refuse an
