@@ -50,3 +50,38 @@ func acpCoderServer(t *testing.T) served {
 			Env: []string{agentacp.EnvServe + "=1"}, Dir: t.TempDir()}}
 	}, map[string]any{"name": "coder", "protocol": "acp", "acp": map[string]any{"command": "tester"}})
 }
+
+// An ACP agent behind sluice streams, and its updates reach the editor of
+// `sluice acp` as they came, through agent.invoke's chunk frames: its
+// thought, its tool call and the call's end, its plan, and its message in
+// the two chunks it sent, in that order, before the turn ends.
+func TestACPStdioStreamsAnACPAgentsUpdates(t *testing.T) {
+	srv := acpCoderServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ed := startEditor(t, srv.key, "--agent", "coder", "--url", srv.url)
+	sid := ed.open(ctx)
+	r, err := ed.prompt(ctx, sid, "hello")
+	if err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v\nstderr:\n%s", r, err, ed.stderr)
+	}
+	var seen []string
+	for _, u := range ed.Updates() {
+		switch {
+		case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
+			seen = append(seen, "thought:"+u.AgentThoughtChunk.Content.Text.Text)
+		case u.ToolCall != nil:
+			seen = append(seen, "tool:"+u.ToolCall.Title)
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+			seen = append(seen, "tool update:"+string(*u.ToolCallUpdate.Status))
+		case u.Plan != nil && len(u.Plan.Entries) > 0:
+			seen = append(seen, "plan:"+u.Plan.Entries[0].Content)
+		case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
+			seen = append(seen, "text:"+u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	want := []string{"thought:thinking", "tool:look", "tool update:completed", "plan:greet", "text:Hel", "text:lo"}
+	if strings.Join(seen, " | ") != strings.Join(want, " | ") {
+		t.Fatalf("the editor saw\n  %s\nwant\n  %s\nstderr:\n%s", strings.Join(seen, " | "), strings.Join(want, " | "), ed.stderr)
+	}
+}
