@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 	"github.com/sluicehq/sluice/protocol/e2a"
@@ -132,9 +131,7 @@ func (s *acpHeldSet) take(h *acpHeld, why string) bool {
 // acpHold keeps h for the caller's answer to q and ends the call with the
 // question.
 func (inv *Invoker) acpHold(c *call, h *acpHeld, q *acpAsk) *result {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	h.id, h.ask = "acpperm-"+hex.EncodeToString(b[:]), q
+	h.id, h.ask = ids.New(ids.ACPPermission), q
 	h.turn.listen(nil) // nobody follows the turn until the answer's call
 	wait := inv.acp.o.PendingTimeout
 	inv.acp.held.put(h)

@@ -36,6 +36,7 @@ var formats = []format{
 	{"LeaseToken", LeaseToken, "", 24},
 	{"ProgressToken", ProgressToken, "sluice-", 24},
 	{"MCPSession", MCPSession, "mcp-", 32},
+	{"ACPPermission", ACPPermission, "acpperm-", 32},
 	{"TempFile", TempFile, ".tmp-", 16},
 	{"BenchSchema", BenchSchema, "sluice_bench_", 12},
 	{"Tail", Tail, "", 12},

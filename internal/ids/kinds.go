@@ -56,6 +56,11 @@ var (
 	// only, but is not to be guessed either.
 	MCPSession = Kind{"mcp-", 16}
 
+	// ACPPermission names a permission request an ACP agent behind sluice
+	// holds open for its caller's answer, "acpperm-" and 128 bits: whoever
+	// has it may answer, so it is not to be guessed.
+	ACPPermission = Kind{"acpperm-", 16}
+
 	// TempFile names a file written beside its final name and then renamed
 	// into place, ".tmp-" and 64 bits.
 	TempFile = Kind{".tmp-", 8}
