@@ -48,22 +48,7 @@ func (c *Client) CancelAgentWorkflowRun(ctx context.Context, id, account string)
 // doRaw sends body (nil: none) and returns a 2xx answer as it came, at
 // most maxRunAnswerBytes; another status is an *Error with Body set.
 func (c *Client) doRaw(ctx context.Context, method, path string, body []byte) (json.RawMessage, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.http.Do(req)
+	resp, err := c.send(ctx, method, path, body, "application/json")
 	if err != nil {
 		return nil, err
 	}
@@ -79,4 +64,25 @@ func (c *Client) doRaw(ctx context.Context, method, path string, body []byte) (j
 		return nil, decodeError(resp, raw)
 	}
 	return raw, nil
+}
+
+// send makes one request with body (nil: none) as JSON, accepting accept,
+// with the key; an error is the transport's (a *url.Error).
+func (c *Client) send(ctx context.Context, method, path string, body []byte, accept string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", accept)
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	return c.http.Do(req)
 }

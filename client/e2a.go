@@ -37,16 +37,7 @@ func (c *Client) PostE2A(ctx context.Context, env *e2a.Envelope, each func(*e2a.
 	if err != nil {
 		return E2AAnswer{}, fmt.Errorf("the envelope cannot be encoded: %v", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/e2a", bytes.NewReader(body))
-	if err != nil {
-		return E2AAnswer{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/x-ndjson")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.http.Do(req)
+	resp, err := c.send(ctx, http.MethodPost, "/api/v1/e2a", body, "application/x-ndjson")
 	if err != nil {
 		return E2AAnswer{}, err
 	}
