@@ -40,6 +40,9 @@ type Error struct {
 	Suggestions []string        `json:"suggestions,omitempty"`
 	RetryAfter  int             `json:"-"`
 	Report      *ValidateResult `json:"-"`
+	// Body is the answer as it came, for a caller that reads a shape other
+	// than the spec's error object.
+	Body []byte `json:"-"`
 }
 
 func (e *Error) Error() string {
@@ -88,7 +91,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 }
 
 func decodeError(resp *http.Response, raw []byte) error {
-	e := &Error{Status: resp.StatusCode}
+	e := &Error{Status: resp.StatusCode, Body: raw}
 	var env struct {
 		Error      json.RawMessage `json:"error"`
 		Message    string          `json:"message"`

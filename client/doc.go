@@ -30,6 +30,14 @@
 //	recs, next, err := admin.Audit(ctx, client.AuditQuery{Decision: "deny", Since: time.Now().Add(-time.Hour)})
 //	awf, next, err := c.AgentWorkflowRuns(ctx, []string{"running"}, "", 50)
 //
+// Agent workflow runs are started, read and cancelled as the JSON the
+// server answers; an E2A envelope is posted and its frames read as they
+// stream (docs/protocols/e2a.md):
+//
+//	raw, err := c.StartAgentWorkflowRun(ctx, workflowJSON, json.RawMessage(`{"text":"hi"}`))
+//	raw, err = c.CancelAgentWorkflowRun(ctx, runID, "")
+//	ans, err := c.PostE2A(ctx, env, func(f *e2a.Response) error { ...; return nil })
+//
 // Lists are paged: pass the returned cursor back until it is "". The
 // examples below run against a server in the same process.
 package client

@@ -26,10 +26,20 @@ type ExampleResult struct {
 // left out), and each expected output must equal the output. A request task
 // without a stub is a problem unless o.NoNetwork is false (--live).
 func RunExamples(ctx context.Context, e *engine.Engine, doc *a2s.Document, o Options) []ExampleResult {
+	return RunExamplesEach(ctx, e, doc, o, nil)
+}
+
+// RunExamplesEach is RunExamples that hands each result to each (nil:
+// none) as soon as its example has run, for a caller showing progress.
+func RunExamplesEach(ctx context.Context, e *engine.Engine, doc *a2s.Document, o Options, each func(ExampleResult)) []ExampleResult {
 	out := make([]ExampleResult, 0, len(doc.Examples))
 	for i, ex := range doc.Examples {
 		r := ExampleResult{Index: i + 1, Description: ex.Description.Value}
-		out = append(out, runExample(ctx, e, doc, ex, o, r))
+		r = runExample(ctx, e, doc, ex, o, r)
+		out = append(out, r)
+		if each != nil {
+			each(r)
+		}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/internal/acpagent"
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/fault"
@@ -117,15 +118,16 @@ func keyFailure(err error) error {
 // frames read as they stream. Cancelling a call's context ends its request,
 // which cancels the call on the server.
 type e2aRelay struct {
-	base, key string
-	hc        *http.Client
+	base string
+	c    *client.Client
 }
 
 // openE2ARelay checks the key with one call (account.capabilities) before
 // any ACP message, so a wrong key ends the command as it does embedded.
 func openE2ARelay(ctx context.Context, url, key string) (*e2aRelay, error) {
 	base := strings.TrimSuffix(strings.TrimRight(url, "/"), "/api/v1/e2a")
-	r := &e2aRelay{base: base, key: key, hc: &http.Client{}}
+	// No timeout: a call lasts as long as the agent works; the editor cancels it.
+	r := &e2aRelay{base: base, c: client.New(base, key, &http.Client{})}
 	env := e2a.NewEnvelope()
 	env.RequestID = e2a.NewUUID()
 	env.Method = "account.capabilities"
@@ -152,12 +154,11 @@ func openE2ARelay(ctx context.Context, url, key string) (*e2aRelay, error) {
 }
 
 func (r *e2aRelay) Call(ctx context.Context, env *e2a.Envelope, sink e2a.FrameSink) error {
-	resp, err := postE2A(ctx, r.hc, r.base, r.key, env)
-	if err != nil {
-		return fault.New(fault.Unavailable, "%v", err)
+	a, err := r.c.PostE2A(ctx, env, sink.WriteFrame)
+	if a.Status == 0 {
+		return fault.New(fault.Unavailable, "%v", reachError(r.base, err))
 	}
-	defer resp.Body.Close()
-	raw, final, err := readFrames(resp.Body, sink.WriteFrame)
+	raw, final := a.First, a.Final
 	if err != nil {
 		return fault.New(fault.Unavailable, "sluice at %s: %v", r.base, err)
 	}
@@ -167,10 +168,10 @@ func (r *e2aRelay) Call(ctx context.Context, env *e2a.Envelope, sink e2a.FrameSi
 			msg = "no final frame"
 		}
 		kind := fault.Unavailable
-		if resp.StatusCode == http.StatusUnauthorized {
+		if a.Status == http.StatusUnauthorized {
 			kind = fault.Unauthenticated
 		}
-		return fault.New(kind, "sluice at %s answered HTTP %d: %s", r.base, resp.StatusCode, msg)
+		return fault.New(kind, "sluice at %s answered HTTP %d: %s", r.base, a.Status, msg)
 	}
 	return nil
 }

@@ -6,23 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sluicehq/sluice/internal/urlpath"
+	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
-
-// agentWorkflowRunsPath is the REST route of agent workflow runs.
-const agentWorkflowRunsPath = "/api/v1/agent-workflows/runs"
-
-// maxRunAnswerBytes bounds one answer about a run (its outputs included).
-const maxRunAnswerBytes = 64 << 20
 
 // maxPollFailures is how many polls in a row may fail (server unreachable
 // or 5xx, as during a restart) before the command gives up.
@@ -115,20 +107,17 @@ func runAgentWorkflow(ctx context.Context, io Stdio, file string, f runWorkflowF
 	if err != nil {
 		return fail(ExitInvalid, "%s: %v", file, err)
 	}
-	body, _ := json.Marshal(map[string]json.RawMessage{"workflow": enc, "input": json.RawMessage(in)})
-	c := runClient{base: base, key: key, http: &http.Client{Timeout: time.Minute}}
-	status, raw, err := c.do(ctx, http.MethodPost, agentWorkflowRunsPath, body)
-	if err != nil {
-		return fail(ExitFailed, "%v", err)
-	}
-	if status/100 != 2 {
-		return fail(ExitFailed, "the server refused the run: %s", answerMessage(status, raw))
+	c := client.New(base, key, &http.Client{Timeout: time.Minute})
+	raw, err := c.StartAgentWorkflowRun(ctx, enc, json.RawMessage(in))
+	if status, body, ok := refusal(err); ok {
+		return fail(ExitFailed, "the server refused the run: %s", answerMessage(status, body))
+	} else if err != nil {
+		return fail(ExitFailed, "%v", reachError(base, err))
 	}
 	var v runView
 	if err := json.Unmarshal(raw, &v); err != nil || v.RunID == "" {
 		return fail(ExitFailed, "the server's answer names no run_id")
 	}
-	runPath := agentWorkflowRunsPath + "/" + urlpath.Segment(v.RunID)
 	failures := 0
 	for !v.final() {
 		t := time.NewTimer(f.poll)
@@ -138,18 +127,22 @@ func runAgentWorkflow(ctx context.Context, io Stdio, file string, f runWorkflowF
 			return fail(ExitFailed, "stopped waiting for run %s (it goes on on the server)", v.RunID)
 		case <-t.C:
 		}
-		status, got, err := c.do(ctx, http.MethodGet, runPath, nil)
+		got, err := c.AgentWorkflowRun(ctx, v.RunID)
+		status, body, refused := refusal(err)
 		switch {
-		case err != nil || status/100 == 5:
+		case err != nil && (!refused || status/100 == 5):
+			// Unreachable or 5xx, as during a restart: try again a few times.
 			if failures++; failures >= maxPollFailures {
-				if err == nil {
-					err = errors.New(answerMessage(status, got))
+				if refused {
+					err = errors.New(answerMessage(status, body))
+				} else {
+					err = reachError(base, err)
 				}
 				return fail(ExitFailed, "run %s: cannot read its state: %v", v.RunID, err)
 			}
 			continue
-		case status/100 != 2:
-			return fail(ExitFailed, "run %s: %s", v.RunID, answerMessage(status, got))
+		case err != nil:
+			return fail(ExitFailed, "run %s: %s", v.RunID, answerMessage(status, body))
 		}
 		failures = 0
 		if err := json.Unmarshal(got, &v); err != nil {
@@ -170,43 +163,14 @@ func runAgentWorkflow(ctx context.Context, io Stdio, file string, f runWorkflowF
 	return nil
 }
 
-// runClient calls the server's REST API with an account key.
-type runClient struct {
-	base, key string
-	http      *http.Client
-}
-
-func (c runClient) do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+// refusal reports whether err is the server's answer other than 2xx, with
+// its status and body (for answerMessage).
+func refusal(err error) (int, []byte, bool) {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return ce.Status, ce.Body, true
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return 0, nil, fmt.Errorf("--url: %v", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return 0, nil, fmt.Errorf("cannot reach %s: %v", c.base, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxRunAnswerBytes+1))
-	if err != nil {
-		return 0, nil, fmt.Errorf("reading the answer: %v", err)
-	}
-	if len(raw) > maxRunAnswerBytes {
-		return 0, nil, fmt.Errorf("the answer is over %d bytes", maxRunAnswerBytes)
-	}
-	return resp.StatusCode, raw, nil
+	return 0, nil, false
 }
 
 // answerMessage is the message of an error answer ({"error": {"message"}}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sluicehq/sluice/internal/urlpath"
+	"github.com/sluicehq/sluice/client"
 )
 
 type cancelRunFlags struct {
@@ -52,17 +51,12 @@ func cancelAgentRun(ctx context.Context, io Stdio, id string, f cancelRunFlags) 
 	if err != nil {
 		return err
 	}
-	path := agentWorkflowRunsPath + "/" + urlpath.Segment(id) + "/cancel"
-	if f.account != "" {
-		path += "?" + url.Values{"account_id": {f.account}}.Encode()
-	}
-	c := runClient{base: base, key: key, http: &http.Client{Timeout: time.Minute}}
-	status, raw, err := c.do(ctx, http.MethodPost, path, nil)
-	if err != nil {
-		return fail(ExitFailed, "%v", err)
-	}
-	if status/100 != 2 {
-		return fail(ExitFailed, "run %s not cancelled: %s", id, answerMessage(status, raw))
+	c := client.New(base, key, &http.Client{Timeout: time.Minute})
+	raw, err := c.CancelAgentWorkflowRun(ctx, id, f.account)
+	if status, body, ok := refusal(err); ok {
+		return fail(ExitFailed, "run %s not cancelled: %s", id, answerMessage(status, body))
+	} else if err != nil {
+		return fail(ExitFailed, "%v", reachError(base, err))
 	}
 	var v runView
 	if err := json.Unmarshal(raw, &v); err != nil || v.RunID == "" {

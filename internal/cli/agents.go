@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/internal/urlpath"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 	"github.com/sluicehq/sluice/protocol/e2a"
@@ -346,21 +347,21 @@ func agentsInvoke(ctx context.Context, io Stdio, name string, f invokeFlags) err
 	if f.taskID != "" {
 		env.Params["task_id"] = f.taskID
 	}
-	resp, err := postE2A(ctx, &http.Client{Timeout: 10 * time.Minute}, base, key, env)
-	if err != nil {
-		return fail(ExitFailed, "%v", err)
+	c := client.New(base, key, &http.Client{Timeout: 10 * time.Minute})
+	var final *e2a.Response
+	a, err := c.PostE2A(ctx, env, func(f *e2a.Response) error { final = f; return nil })
+	if a.Status == 0 {
+		return fail(ExitFailed, "%v", reachError(base, err))
 	}
-	defer resp.Body.Close()
-	final, raw, err := finalFrame(resp.Body)
 	if err != nil {
 		return fail(ExitFailed, "%s", err)
 	}
-	if final == nil {
-		msg := agenthttp.ErrorMessage(raw, 0)
+	if !a.Final {
+		msg := agenthttp.ErrorMessage(a.First, 0)
 		if msg == "" {
 			msg = "no answer"
 		}
-		return fail(ExitFailed, "HTTP %d: %s", resp.StatusCode, msg)
+		return fail(ExitFailed, "HTTP %d: %s", a.Status, msg)
 	}
 	if final.Kind != e2a.KindComplete {
 		msg, _ := final.Body["message"].(string)

@@ -116,6 +116,8 @@ func runBenchServe(ctx context.Context, o benchOptions) (*benchReport, error) {
 		_, _ = io.WriteString(w, `{"id":7,"name":"ann","status":"active","points":120}`)
 	}))
 	defer upstream.Close()
+	// Its own HTTP, not the client/ package: a load generator measures raw
+	// requests with pooled connections, not the API client's calls.
 	transport := &http.Transport{MaxIdleConns: 4 * o.Clients, MaxIdleConnsPerHost: 2 * o.Clients, IdleConnTimeout: time.Minute}
 	hc := &http.Client{Transport: transport, Timeout: time.Minute}
 

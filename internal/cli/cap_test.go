@@ -110,3 +110,18 @@ tasks:
 		t.Fatalf("broken: exit %d\n%s", code, errOut)
 	}
 }
+
+// On a terminal, cap test says on stderr as each example ends; piped, its
+// stderr has no progress. Stdout is the same report either way.
+func TestCapTestProgress(t *testing.T) {
+	file := writeFile(t, "weather.yaml", weatherFixture(t))
+	code, out, errOut := sluiceTTY(t, "cap", "test", file)
+	// (After the document's lint warnings.)
+	if code != 0 || !strings.HasSuffix(errOut, "\nexample 1/2 passed\nexample 2/2 passed\n") {
+		t.Fatalf("on a terminal: exit %d, stderr %q", code, errOut)
+	}
+	code, piped, errOut := sluice(t, "", "cap", "test", file)
+	if code != 0 || strings.Contains(errOut, "example") || piped != out {
+		t.Fatalf("piped: exit %d, stderr %q, stdout %q (terminal: %q)", code, errOut, piped, out)
+	}
+}

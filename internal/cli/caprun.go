@@ -71,8 +71,9 @@ running those tasks, and its expected outputs must equal the outputs. A request
 task that would run without such a stub is a test error, unless --live (then it
 runs for real, under the same egress and credential flags as sluice cap run).
 
-Prints a PASS or FAIL line per example; exit 0 when all pass, 1 when one fails,
-2 when the document is invalid.`,
+Prints a PASS or FAIL line per example (when stderr is a terminal, a line there
+as each example ends); exit 0 when all pass, 1 when one fails, 2 when the
+document is invalid.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return capTest(cmd, io, args[0], f) },
 	}
@@ -205,8 +206,20 @@ func capTest(cmd *cobra.Command, io Stdio, file string, f capRunFlags) error {
 		return err
 	}
 	eng := engine.New(engine.Options{})
-	results := capability.RunExamples(cmd.Context(), eng, doc, capability.Options{Env: env, Account: localAccount,
-		Credentials: services, NoNetwork: !f.live, Nested: eng})
+	// On a terminal, a line on stderr as each example ends: the PASS/FAIL
+	// report on stdout comes when all have run. Nothing when piped.
+	var each func(capability.ExampleResult)
+	if terminal(io) {
+		each = func(r capability.ExampleResult) {
+			verdict := "passed"
+			if !r.Pass {
+				verdict = "failed"
+			}
+			fmt.Fprintf(io.Err, "example %d/%d %s\n", r.Index, len(doc.Examples), verdict)
+		}
+	}
+	results := capability.RunExamplesEach(cmd.Context(), eng, doc, capability.Options{Env: env, Account: localAccount,
+		Credentials: services, NoNetwork: !f.live, Nested: eng}, each)
 	failed := 0
 	for _, r := range results {
 		if r.Pass {

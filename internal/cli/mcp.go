@@ -78,6 +78,8 @@ func embeddedMCP(ctx context.Context, io Stdio, t mcp.Transport, cfgPath, data, 
 func relayMCP(ctx context.Context, local mcp.Transport, url, key string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The MCP SDK's transport, not the client/ package: this relays MCP's
+	// streamable HTTP, which is not the REST API the client calls.
 	bt := &bearerTransport{key: key, next: http.DefaultTransport}
 	remote, err := (&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bt}}).Connect(ctx)
 	if err != nil {

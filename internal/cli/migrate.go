@@ -41,7 +41,8 @@ SHA-256 over all rows in key order, on both sides.
 Stop the server first (the data directory is locked while it runs). Running
 the command again is safe: it copies only what is missing and never changes a
 row that is there; rows that differ are reported. It exits 0 when everything
-verified, 1 when something did not (see the table), 2 on wrong flags.
+verified, 1 when something did not (see the table), 2 on wrong flags. When
+stderr is a terminal, a line there says as each table is copied.
 
 The copied keys and credentials still need the keys of DATA_DIR: give every
 gateway the same master.key and pepper.key (or SLUICE_MASTER_KEY and
@@ -83,7 +84,13 @@ func migrate(cmd *cobra.Command, io Stdio, f migrateFlags) error {
 	if err != nil {
 		return err
 	}
-	rep, err := storecopy.Copy(ctx, src, dst, storecopy.Options{Logger: log, FilesDir: filepath.Join(f.from, "files")})
+	o := storecopy.Options{Logger: log, FilesDir: filepath.Join(f.from, "files")}
+	if terminal(io) { // progress for a person; nothing when stderr is piped
+		o.Progress = func(done, total int, table string) {
+			fmt.Fprintf(io.Err, "copied %d/%d tables (%s)\n", done, total, table)
+		}
+	}
+	rep, err := storecopy.Copy(ctx, src, dst, o)
 	if err != nil {
 		return fail(ExitFailed, "%s", fault.From(err).Message)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	one.close()
 
 	code, out, errOut := sluice(t, "", "migrate", "--from", dir, "--to", dsn)
-	if code != cli.ExitOK || !strings.Contains(out, "verified") || !strings.Contains(out, "master.key") {
+	if code != cli.ExitOK || !strings.Contains(out, "verified") || !strings.Contains(out, "master.key") || strings.Contains(errOut, "copied") {
 		t.Fatalf("migrate: %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"executions", "audit", "files (file storage)", "queue_items: "} {
@@ -131,9 +132,15 @@ func TestMigrateToPostgres(t *testing.T) {
 
 	// Again: nothing to copy; the rows the PostgreSQL gateway wrote since are
 	// reported as extra, and nothing is overwritten.
-	code, out, _ = sluice(t, "", "migrate", "--from", dir, "--to", dsn)
+	// On a terminal, a progress line per table goes to stderr (piped, above:
+	// none).
+	code, out, errOut = sluiceTTY(t, "migrate", "--from", dir, "--to", dsn)
 	if code != cli.ExitFailed || !strings.Contains(out, "extra") {
 		t.Fatalf("second migrate after use: %d\n%s", code, out)
+	}
+	m := regexp.MustCompile(`^copied 1/(\d+) tables \(\w+\)\n`).FindStringSubmatch(errOut)
+	if m == nil || !strings.Contains(errOut, "tables (accounts)\n") || !strings.Contains(errOut, "copied "+m[1]+"/"+m[1]+" tables") {
+		t.Fatalf("no progress from the first table to the last on a terminal:\n%s", errOut)
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) > 2 && f[0] == "accounts" && f[1] != "0" {

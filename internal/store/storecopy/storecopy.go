@@ -104,6 +104,9 @@ type Options struct {
 	// FilesDir is the file storage's folder (DATA_DIR/files); "" or missing:
 	// no files.
 	FilesDir string
+	// Progress (nil: none) is told after each table is copied: how many of
+	// how many tables are done, and the table's name.
+	Progress func(done, total int, table string)
 }
 
 // Report says what was copied and what the verification found.
@@ -159,7 +162,7 @@ func Copy(ctx context.Context, src *sqlite.DB, dst *postgres.DB, o Options) (Rep
 		return Report{}, err
 	}
 	var rep Report
-	for _, s := range schemas {
+	for i, s := range schemas {
 		tr := TableReport{Table: s.name}
 		if !s.derived {
 			n, err := copyTable(ctx, src, dst, s, o)
@@ -170,6 +173,9 @@ func Copy(ctx context.Context, src *sqlite.DB, dst *postgres.DB, o Options) (Rep
 			o.Logger.Info("table copied", "table", s.name, "rows", n)
 		}
 		rep.Tables = append(rep.Tables, tr)
+		if o.Progress != nil {
+			o.Progress(i+1, len(schemas), s.name)
+		}
 	}
 	files, err := copyFiles(ctx, dst, o)
 	if err != nil {
