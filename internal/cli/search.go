@@ -89,7 +89,8 @@ func newAPICmd(io Stdio) *cobra.Command {
 kind) becomes API entries NAME.operationId that accounts granted the API "NAME"
 (apis) see in availableApis and may call (the grant implies the API's hosts); with
 --kind text the file is a knowledge base searched by section. Importing NAME again
-replaces it. Prints the knowledge base; exit 1 when the server refuses it.`,
+replaces it. Prints the knowledge base; exit 1 when the server refuses it. On a
+terminal, stderr says what is sent and how many entries the server made of it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
@@ -106,10 +107,18 @@ replaces it. Prints the knowledge base; exit 1 when the server refuses it.`,
 			if err != nil {
 				return err
 			}
+			// The server parses and indexes the document in one request: a
+			// person on a terminal sees it start and how many entries it made.
+			if terminal(io) {
+				fmt.Fprintf(io.Err, "importing %s (%d bytes) as %s …\n", args[0], len(data), name)
+			}
 			var out map[string]any
 			body := map[string]any{"name": name, "document": string(data), "kind": kind, "format": format}
 			if err := c.Do(cmd.Context(), "POST", "/api/v1/admin/apis", body, &out); err != nil {
 				return serverError(err)
+			}
+			if terminal(io) {
+				fmt.Fprintf(io.Err, "imported %s: %v entries\n", name, out["entries"])
 			}
 			return writeJSON(io.Out, out)
 		},

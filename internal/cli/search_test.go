@@ -28,6 +28,14 @@ func TestAPIImportAndSearch(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"entries": 2`) {
 		t.Fatalf("import: %d %s %s", code, out, errOut)
 	}
+	if strings.Contains(errOut, "import") {
+		t.Fatalf("piped, the import printed progress: %q", errOut)
+	}
+	// On a terminal it says what it sends, and what the server made of it.
+	code, _, errOut = sluiceTTY(t, "api", "import", writeFile(t, "pets.yaml", petsAPI), "--name", "pets")
+	if code != 0 || !strings.Contains(errOut, "pets.yaml (") || !strings.HasSuffix(errOut, "imported pets: 2 entries\n") {
+		t.Fatalf("import on a terminal: %d %q", code, errOut)
+	}
 	code, _, _ = sluice(t, "", "api", "import", writeFile(t, "bad.yaml", "nope: 1\n"), "--name", "bad")
 	if code != 2 { // the server's 400: the document is invalid input (cli.ExitInvalid)
 		t.Fatalf("a document that is not OpenAPI: %d", code)
