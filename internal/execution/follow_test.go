@@ -23,22 +23,9 @@ func TestFollowAfterTheExecutionMovesAway(t *testing.T) {
 {"type":"operationUpdate","operationId":"long","operation":{"Wait":{"duration":30000}}}
 {"type":"beginExecution","executionId":"moves-away","operationOrder":["short","long"]}
 `)
-	out, err := n.m.Execute(context.Background(), principal("alice"), execution.Request{Document: doc, Async: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := out.View.ExecutionID
-
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	frames := make(chan execution.Frame, 64)
-	followed := make(chan error, 1)
-	go func() {
-		followed <- n.m.Follow(ctx, principal("alice"), id, 0, func(f execution.Frame) error {
-			frames <- f
-			return nil
-		})
-	}()
+	id, frames, followed := startAndFollow(ctx, t, n, doc)
 	// The first frame arrives while the short Wait sleeps on the gated
 	// clock, so the stream begins while the execution runs here.
 	select {
@@ -207,21 +194,9 @@ func TestFollowRechecksTheStoreWhenNothingArrives(t *testing.T) {
 	doc := []byte(`{"type":"operationUpdate","operationId":"short","operation":{"Wait":{"duration":500}}}
 {"type":"beginExecution","executionId":"quiet","operationOrder":["short"]}
 `)
-	out, err := n.m.Execute(context.Background(), principal("alice"), execution.Request{Document: doc, Async: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := out.View.ExecutionID
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	frames := make(chan execution.Frame, 64)
-	followed := make(chan error, 1)
-	go func() {
-		followed <- n.m.Follow(ctx, principal("alice"), id, 0, func(f execution.Frame) error {
-			frames <- f
-			return nil
-		})
-	}()
+	id, frames, followed := startAndFollow(ctx, t, n, doc)
 	select {
 	case <-frames: // the run is here, sleeping on the gated clock
 	case <-ctx.Done():
@@ -256,4 +231,25 @@ func TestFollowRechecksTheStoreWhenNothingArrives(t *testing.T) {
 		t.Fatal("the stream ended without the final frame")
 	}
 	clk.Advance(time.Second) // lets the run end before the node stops
+}
+
+// startAndFollow starts doc as alice's asynchronous execution on n and
+// follows it until ctx ends: its id, the frames as they come, and Follow's
+// error when it returns.
+func startAndFollow(ctx context.Context, t *testing.T, n *node, doc []byte) (string, chan execution.Frame, chan error) {
+	t.Helper()
+	out, err := n.m.Execute(context.Background(), principal("alice"), execution.Request{Document: doc, Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.View.ExecutionID
+	frames := make(chan execution.Frame, 64)
+	followed := make(chan error, 1)
+	go func() {
+		followed <- n.m.Follow(ctx, principal("alice"), id, 0, func(f execution.Frame) error {
+			frames <- f
+			return nil
+		})
+	}()
+	return id, frames, followed
 }
