@@ -54,6 +54,8 @@ func TestDefaults(t *testing.T) {
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute, ACP: config.ACP{Commands: map[string]config.ACPCommand{},
 			MaxProcesses: 8, IdleTimeout: 5 * time.Minute, StartTimeout: 10 * time.Second, MaxStderrBytes: 64 << 10, PendingTimeout: 10 * time.Minute}},
+		Telemetry: config.Telemetry{Exporter: "none", Protocol: "http/protobuf", ServiceName: "sluice",
+			Sampler: "parentbased_always_on", SlowStoreWrite: 50 * time.Millisecond},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -599,5 +601,34 @@ func TestStoreMaxExecutionBytes(t *testing.T) {
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Fatalf("%q: %v, want %q", file, err, want)
 		}
+	}
+}
+
+// The standard OTEL_* variables set the telemetry section, and a bad one is
+// refused naming the variable.
+func TestTelemetryFromOTelEnvironment(t *testing.T) {
+	c, err := config.Load(config.Options{LookupEnv: env(map[string]string{
+		"OTEL_TRACES_EXPORTER":        "otlp",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+		"OTEL_SERVICE_NAME":           "edge-gw",
+		"OTEL_TRACES_SAMPLER":         "parentbased_traceidratio",
+		"OTEL_TRACES_SAMPLER_ARG":     "0.25",
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := c.Telemetry
+	if !tel.Enabled() || tel.Endpoint != "http://127.0.0.1:4318" || tel.Protocol != "grpc" || tel.ServiceName != "edge-gw" ||
+		tel.Sampler != "parentbased_traceidratio" || tel.Ratio() != 0.25 {
+		t.Fatalf("telemetry = %+v", tel)
+	}
+	_, err = config.Load(config.Options{LookupEnv: env(map[string]string{"OTEL_TRACES_SAMPLER": "sometimes"})})
+	if err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_SAMPLER") || !strings.Contains(err.Error(), "telemetry.sampler") {
+		t.Fatalf("a bad sampler: %v", err)
+	}
+	_, err = config.Load(config.Options{LookupEnv: env(map[string]string{"OTEL_TRACES_SAMPLER_ARG": "2"})})
+	if err == nil || !strings.Contains(err.Error(), "telemetry.sampler_arg") {
+		t.Fatalf("a ratio over 1: %v", err)
 	}
 }

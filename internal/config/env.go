@@ -28,6 +28,16 @@ var envOverrides = []struct{ name, path string }{
 	{"SLUICE_STORE", "store.dsn"},
 	{"SLUICE_QUEUE", "agents.queue"},
 	{"SLUICE_AGENT_WORKERS", "agents.workers"},
+	// OpenTelemetry's own variables, as every OTel SDK reads them.
+	{"OTEL_TRACES_EXPORTER", "telemetry.exporter"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "telemetry.endpoint"},
+	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "telemetry.traces_endpoint"},
+	{"OTEL_EXPORTER_OTLP_PROTOCOL", "telemetry.protocol"},
+	{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "telemetry.protocol"},
+	{"OTEL_SERVICE_NAME", "telemetry.service_name"},
+	{"OTEL_TRACES_SAMPLER", "telemetry.sampler"},
+	{"OTEL_TRACES_SAMPLER_ARG", "telemetry.sampler_arg"},
+	{"OTEL_RESOURCE_ATTRIBUTES", "telemetry.resource_attributes"},
 }
 
 // applyEnv sets the overridden keys of cfg; an empty variable counts as unset.

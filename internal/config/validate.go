@@ -74,6 +74,7 @@ func (d *decoder) validate(c *Config) {
 	}
 	d.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	d.oneOf("log.format", c.Log.Format, "text", "json")
+	d.validateTelemetry(c.Telemetry)
 
 	d.durationIn("server.read_header_timeout", c.Server.ReadHeaderTimeout, time.Second, time.Hour)
 	d.durationIn("server.read_timeout", c.Server.ReadTimeout, time.Second, day)

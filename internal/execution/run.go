@@ -202,10 +202,12 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Progra
 	if k.SyncResumes {
 		eng = m.durable
 	}
-	res := eng.Run(runCtx, prog.Plan(), engine.RunOptions{
+	spanCtx, span := startRun(runCtx, rec)
+	res := eng.Run(spanCtx, prog.Plan(), engine.RunOptions{
 		ExecutionID: rec.ID, Account: p.ID, SessionID: rec.SessionID, Input: input,
 		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
 	})
+	endRun(span, res.Status)
 	if storeWhenDone {
 		return m.completeOnce(ctx, prog, rec, res, r)
 	}
@@ -331,6 +333,6 @@ func (m *Manager) acquire(p *account.Principal) (func(), error) {
 // enqueue puts an execution on the queue; one already there is left as it is.
 func (m *Manager) enqueue(ctx context.Context, e store.Execution) error {
 	// The account is the item's group: workers take accounts round-robin.
-	_, err := m.cfg.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: e.ID, Payload: []byte(e.AccountID), Group: e.AccountID})
+	_, err := m.cfg.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: e.ID, Payload: queuePayload(ctx, e.AccountID), Group: e.AccountID})
 	return err
 }
