@@ -8,9 +8,12 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -128,6 +131,7 @@ func (d *Dispatcher) register(name string, a access, h handler) {
 // final frame (unless the sink fails).
 func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) {
 	start := d.clock.Now()
+	ctx, span := startCall(ctx, c)
 	m, decision, refusal := d.admit(ctx, c)
 	// The stream is made after authentication, so its frames carry the
 	// account, not what the envelope claimed.
@@ -166,7 +170,8 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 		d.logger.Debug("call", "requestId", r.RequestID, "transport", c.Transport, "method", r.Method,
 			"account", r.AccountID, "decision", r.Decision, "status", r.Status, "code", r.ErrorCode, "latencyMs", latency.Milliseconds())
 	}
-	d.metrics.request(c.Transport, c.Env.Method, rec.code, decision, latency)
+	d.metrics.request(ctx, c.Transport, c.Env.Method, rec.code, decision, latency)
+	endCall(span, c, decision, rec.code)
 }
 
 // admit is the policy chain: it returns the method, the audit decision, and
@@ -189,7 +194,9 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 	if m.access == accessPublic {
 		return m, DecisionAllow, nil
 	}
-	p, err := d.authenticate(ctx, c, key)
+	actx, span := telemetry.Start(ctx, "authenticate", trace.SpanKindInternal)
+	p, err := d.authenticate(actx, c, key)
+	telemetry.End(span, err)
 	if err != nil {
 		return m, DecisionDeny, err
 	}
@@ -199,12 +206,21 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 	c.Env.UserID = p.ID
 	c.Env.IdentityOrigin = e2a.OriginAgent
 	c.Env.Auth = nil
+	_, span = telemetry.Start(ctx, "authorize", trace.SpanKindInternal)
 	if m.access == accessAdmin && !p.Admin() {
-		return m, DecisionDeny, fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
+		err := fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
 			WithSuggestions("Use the admin key (SLUICE_ADMIN_KEY)")
+		telemetry.End(span, err)
+		return m, DecisionDeny, err
 	}
+	span.End()
 	if d.limiter != nil && !p.Admin() {
+		_, span := telemetry.Start(ctx, "rate_limit", trace.SpanKindInternal)
 		st := d.limiter.AllowRequest(p)
+		if !st.Allowed {
+			telemetry.Fail(span, fault.New(fault.RateLimited, "rate limited"))
+		}
+		span.End()
 		if st.Limit > 0 {
 			c.Limit = &st
 		}
@@ -224,7 +240,9 @@ func (d *Dispatcher) Preauthenticate(ctx context.Context, c *Call) {
 	if c.Principal != nil || c.authErr != nil || c.keyErr != nil || c.conn != nil {
 		return
 	}
-	c.Principal, c.authErr = d.checkKey(ctx, c.Key)
+	actx, span := telemetry.Start(ctx, "authenticate", trace.SpanKindInternal)
+	c.Principal, c.authErr = d.checkKey(actx, c.Key)
+	telemetry.End(span, c.authErr)
 }
 
 // authenticate is the principal of c: the one Preauthenticate found, or

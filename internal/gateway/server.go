@@ -23,6 +23,7 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/runs"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/vault"
 	"github.com/sluicehq/sluice/internal/workflow"
@@ -204,7 +205,8 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errorObject(notFoundRoute(r).Object()))
 	})
-	return s.metrics.wrap(mux)
+	// Every request's server span (HTTP conventions), under its traceparent.
+	return telemetry.HTTPHandler(s.metrics.wrap(mux))
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
