@@ -194,9 +194,7 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 	if m.access == accessPublic {
 		return m, DecisionAllow, nil
 	}
-	actx, span := telemetry.Start(ctx, "authenticate", trace.SpanKindInternal)
-	p, err := d.authenticate(actx, c, key)
-	telemetry.End(span, err)
+	p, err := d.authenticate(ctx, c, key)
 	if err != nil {
 		return m, DecisionDeny, err
 	}
@@ -206,7 +204,7 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 	c.Env.UserID = p.ID
 	c.Env.IdentityOrigin = e2a.OriginAgent
 	c.Env.Auth = nil
-	_, span = telemetry.Start(ctx, "authorize", trace.SpanKindInternal)
+	_, span := telemetry.Start(ctx, "authorize", trace.SpanKindInternal)
 	if m.access == accessAdmin && !p.Admin() {
 		err := fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
 			WithSuggestions("Use the admin key (SLUICE_ADMIN_KEY)")
@@ -240,9 +238,7 @@ func (d *Dispatcher) Preauthenticate(ctx context.Context, c *Call) {
 	if c.Principal != nil || c.authErr != nil || c.keyErr != nil || c.conn != nil {
 		return
 	}
-	actx, span := telemetry.Start(ctx, "authenticate", trace.SpanKindInternal)
-	c.Principal, c.authErr = d.checkKey(actx, c.Key)
-	telemetry.End(span, c.authErr)
+	c.Principal, c.authErr = d.checkKey(ctx, c.Key)
 }
 
 // authenticate is the principal of c: the one Preauthenticate found, or
@@ -265,7 +261,10 @@ func (d *Dispatcher) authenticate(ctx context.Context, c *Call, key string) (*ac
 // checkKey is the one place a presented key is checked: every ingress's
 // request, and every connection's handshake, comes here.
 func (d *Dispatcher) checkKey(ctx context.Context, key string) (*account.Principal, error) {
-	return d.auth.Authenticate(ctx, key)
+	ctx, span := telemetry.Start(ctx, "authenticate", trace.SpanKindInternal)
+	p, err := d.auth.Authenticate(ctx, key)
+	telemetry.End(span, err)
+	return p, err
 }
 
 // call runs a handler; a panic becomes an internal error, logged with its stack.
