@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
@@ -13,20 +14,19 @@ import (
 // startCall starts the span of one dispatched call, named by its method.
 // Under an HTTP request it is the server span's child; a call that came on
 // no HTTP request (a session line, an MCP stdio call, an embedded ACP
-// prompt) continues the trace its _meta or metadata names, if any, and is
-// then the server span itself.
+// prompt) continues the trace its envelope's ACP _meta or A2A metadata
+// names (the session and MCP ingresses put their _meta's in ctx), if any,
+// and is then the server span itself.
 func startCall(ctx context.Context, c *Call) (context.Context, trace.Span) {
 	if !telemetry.Enabled() {
 		return telemetry.Start(ctx, "", trace.SpanKindInternal) // ctx and a no-op span
 	}
-	kind := trace.SpanKindInternal
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		kind = trace.SpanKindServer
-	}
 	ctx = telemetry.FromMeta(ctx, c.Env.ACPMeta)
 	ctx = telemetry.FromMeta(ctx, c.Env.A2AMetadata)
-	if m, ok := c.Env.Params["_meta"].(map[string]any); ok {
-		ctx = telemetry.FromMeta(ctx, m)
+	// No local parent (no HTTP server span): this call is the server span.
+	kind := trace.SpanKindInternal
+	if sc := trace.SpanContextFromContext(ctx); !sc.IsValid() || sc.IsRemote() {
+		kind = trace.SpanKindServer
 	}
 	ctx, span := telemetry.Start(ctx, c.Env.Method, kind)
 	if span.IsRecording() {
@@ -50,4 +50,18 @@ func endCall(span trace.Span, c *Call, decision, code string) {
 		}
 	}
 	span.End()
+}
+
+// sessionTraceContext is ctx with the trace context of a session call's
+// _meta; ctx itself when tracing is off or there is none (meta is decoded
+// only then: an object, the session decoder checked).
+func sessionTraceContext(ctx context.Context, meta json.RawMessage) context.Context {
+	if !telemetry.Enabled() || len(meta) == 0 {
+		return ctx
+	}
+	var m map[string]any
+	if json.Unmarshal(meta, &m) != nil {
+		return ctx
+	}
+	return telemetry.FromMeta(ctx, m)
 }

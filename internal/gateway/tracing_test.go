@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluicehq/sluice/internal/telemetry/telemetrytest"
@@ -60,7 +62,7 @@ func TestTraceOfARESTExecute(t *testing.T) {
 		t.Fatalf("execute: %s", r.raw)
 	}
 
-	tr := rec.Trace(telemetrytest.TraceID)
+	tr := rec.Await(t, telemetrytest.TraceID, "POST /api/v1/workflows/execute")
 	server := tr.One(t, "POST /api/v1/workflows/execute")
 	if server.SpanKind != trace.SpanKindServer || !server.Parent.IsRemote() ||
 		telemetrytest.Attr(server, "http.route") != "/api/v1/workflows/execute" ||
@@ -125,4 +127,132 @@ func TestTraceOfAQueuedExecution(t *testing.T) {
 func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// An agent step goes through the queue to a worker and on to the agent:
+// the send, the queue wait, the worker's process span, the GenAI
+// "invoke_agent <name>" span with its attempt, and the agent's own request
+// are one trace.
+func TestTraceOfAnAgentInvokeThroughTheQueue(t *testing.T) {
+	rec := telemetrytest.Install(t)
+	var got traceparents
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.add(r.Header.Get("traceparent"))
+		var task struct {
+			TaskID string `json:"task_id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&task)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"task_id": task.TaskID, "status": "success", "output": map[string]any{"ok": true}})
+	}))
+	defer agent.Close()
+	s := newServer(t)
+	s.call("POST", "/api/v1/admin/agents", s.admin, map[string]any{"name": "summarizer", "url": agent.URL}).want(t, http.StatusCreated)
+	_, key := s.account(map[string]any{"operations": []string{"InvokeAgent"}, "agents": []string{"summarizer"}}, nil)
+	req, _ := http.NewRequest("POST", s.http.URL+"/api/v1/workflows/execute",
+		strings.NewReader(`{"workflow":`+quoteJSON(invokeDoc("summarizer", `{"text":"hi"}`))+`}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("traceparent", telemetrytest.Traceparent)
+	if r := s.do(req).want(t, 200); r.str("status") != "success" {
+		t.Fatalf("execute: %s", r.raw)
+	}
+	tr := rec.Await(t, telemetrytest.TraceID, "POST /api/v1/workflows/execute")
+	tr.Under(t, tr.One(t, "process agent.tasks"), "send agent.tasks")
+	tr.Under(t, tr.One(t, "queue wait agent.tasks"), "send agent.tasks")
+	tr.Under(t, tr.One(t, "send agent.tasks"), "operation InvokeAgent")
+	inv := tr.One(t, "invoke_agent summarizer")
+	if inv.SpanKind != trace.SpanKindClient || telemetrytest.Attr(inv, "gen_ai.operation.name") != "invoke_agent" ||
+		telemetrytest.Attr(inv, "gen_ai.agent.name") != "summarizer" {
+		t.Fatalf("invoke_agent span %+v", inv)
+	}
+	tr.Under(t, inv, "operation InvokeAgent")
+	client := tr.One(t, "POST")
+	tr.Under(t, client, "invoke_agent summarizer")
+	seen := got.all()
+	if len(seen) != 1 || !strings.Contains(seen[0], telemetrytest.TraceID+"-"+client.SpanContext.SpanID().String()) {
+		t.Fatalf("the agent received traceparent %q, want the client span %s", seen, client.SpanContext.SpanID())
+	}
+}
+
+// A session's tool call continues the trace its _meta names: the call is
+// the server span, the GenAI "execute_tool <name>" span under it, the run
+// and its operation under that.
+func TestTraceOfASessionToolCall(t *testing.T) {
+	rec := telemetrytest.Install(t)
+	s := newServer(t)
+	_, key := s.account(map[string]any{"operations": []string{"FilterData"}}, nil)
+	r := openRaw(t, s)
+	r.handshake(key)
+	r.send("tool/call/req", map[string]any{"tool_name": "op.FilterData", "_meta": map[string]any{"traceparent": telemetrytest.Traceparent},
+		"arguments": map[string]any{"inputPath": "/input/xs", "conditions": []any{map[string]any{"field": "v", "operator": ">", "value": 1}},
+			"input": map[string]any{"xs": []any{map[string]any{"v": 0}, map[string]any{"v": 2}}}}})
+	if m := r.recv(); m["type"] != "tool/call/resp" {
+		t.Fatalf("call: %v", m)
+	}
+	tr := rec.Await(t, telemetrytest.TraceID, "tool.call")
+	call := tr.One(t, "tool.call")
+	if call.SpanKind != trace.SpanKindServer || !call.Parent.IsRemote() || telemetrytest.Attr(call, "sluice.transport") == "" {
+		t.Fatalf("call span %+v", call)
+	}
+	tool := tr.One(t, "execute_tool op.FilterData")
+	if telemetrytest.Attr(tool, "gen_ai.tool.name") != "op.FilterData" || telemetrytest.Attr(tool, "gen_ai.operation.name") != "execute_tool" {
+		t.Fatalf("tool span %+v", tool)
+	}
+	tr.Under(t, tool, "tool.call")
+	tr.Under(t, tr.One(t, "operation FilterData"), "execute_tool op.FilterData")
+	rec.AssertNoSecret(t, key)
+}
+
+// An MCP tools/call is traced on both transports: over Streamable HTTP under
+// the request's traceparent header, over stdio under the trace its _meta
+// names.
+func TestTraceOfAnMCPCall(t *testing.T) {
+	rec := telemetrytest.Install(t)
+	s := newServer(t)
+	_, key := s.anyAccount()
+	args := map[string]any{"inputPath": "/input/xs", "conditions": []any{map[string]any{"field": "v", "operator": ">", "value": 1}},
+		"input": map[string]any{"xs": []any{map[string]any{"v": 0}, map[string]any{"v": 2}}}}
+	t.Run("http", func(t *testing.T) {
+		c := mcp.NewClient(&mcp.Implementation{Name: "sluice-test", Version: "1"}, nil)
+		hc := &http.Client{Transport: headerTransport{"traceparent": telemetrytest.Traceparent, "Authorization": "Bearer " + key}}
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.http.URL + "/mcp", MaxRetries: -1, HTTPClient: hc}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		if r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "op.FilterData", Arguments: args}); err != nil || r.IsError {
+			t.Fatalf("call: %v %v", r, err)
+		}
+		tr := rec.Await(t, telemetrytest.TraceID, "tool.call", "POST /mcp")
+		tool := tr.One(t, "execute_tool op.FilterData")
+		tr.Under(t, tool, "tool.call")
+		tr.Under(t, tool, "POST /mcp")
+	})
+	t.Run("stdio", func(t *testing.T) {
+		const other = "0af7651916cd43dd8448eb211c80319c"
+		cs := mcpStdio(t, s, key, nil)
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "op.FilterData", Arguments: args,
+			Meta: mcp.Meta{"traceparent": "00-" + other + "-b7ad6b7169203331-01"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := rec.Await(t, other, "tool.call")
+		call := tr.One(t, "tool.call")
+		if !call.Parent.IsRemote() || call.Parent.SpanID().String() != "b7ad6b7169203331" {
+			t.Fatalf("call span's parent %v, want the _meta's", call.Parent)
+		}
+		tr.Under(t, tr.One(t, "execute_tool op.FilterData"), "tool.call")
+	})
+	rec.AssertNoSecret(t, key)
+}
+
+// headerTransport sets headers on every request.
+type headerTransport map[string]string
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }

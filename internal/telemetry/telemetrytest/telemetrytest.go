@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -179,4 +180,29 @@ func attrs(kvs []attribute.KeyValue) []string {
 		out = append(out, string(kv.Key), kv.Value.Emit())
 	}
 	return out
+}
+
+// Await is the trace once it holds a span of each of names (a call's span
+// ends after its answer is sent, so a test that has the answer may not
+// have the span yet); it fails the test after 10 s.
+func (r *Recorder) Await(t testing.TB, traceID string, names ...string) Tree {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tr := r.Trace(traceID)
+		missing := ""
+		for _, n := range names {
+			if len(tr.Named(n)) == 0 {
+				missing = n
+				break
+			}
+		}
+		if missing == "" {
+			return tr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no span %q in trace %s after 10 s; it holds:\n%s", missing, traceID, tr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
