@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
@@ -255,4 +256,33 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set(k, v)
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// An A2A task sent with a traceparent is one trace: the request, the run
+// it queued (a task is a run), the worker's GenAI span of the agent and
+// the agent's own request.
+func TestTraceOfAnA2ATask(t *testing.T) {
+	rec := telemetrytest.Install(t)
+	s := newServer(t)
+	both, _, _ := registerA2AAgents(t, s)
+	echo := newA2ACaller(t, s, "echo", both, false)
+	echo.params["traceparent"] = []string{telemetrytest.Traceparent}
+	task, err := echo.send(dataMessage("m-traced", map[string]any{"text": "hello"}), false)
+	if err != nil || task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("send: %v %+v", err, task)
+	}
+	tr := rec.Await(t, telemetrytest.TraceID, "run agent_workflow", "invoke_agent echo")
+	server := tr.One(t, "POST /a2a/{agent}/")
+	if telemetrytest.Attr(server, "http.route") != "/a2a/{agent}/" || server.SpanKind != trace.SpanKindServer {
+		t.Fatalf("server span %+v", server)
+	}
+	tr.Under(t, tr.One(t, "process executions"), "POST /a2a/{agent}/")
+	tr.Under(t, tr.One(t, "run agent_workflow"), "process executions")
+	inv := tr.One(t, "invoke_agent echo")
+	tr.Under(t, inv, "run agent_workflow")
+	if telemetrytest.Attr(inv, "gen_ai.agent.name") != "echo" {
+		t.Fatalf("invoke_agent span %+v", inv)
+	}
+	tr.Under(t, tr.One(t, "POST"), "invoke_agent echo")
+	rec.AssertNoSecret(t, both)
 }

@@ -36,6 +36,7 @@ func HTTPHandler(next http.Handler) http.Handler {
 		if _, p, ok := strings.Cut(route, " "); ok {
 			route = p
 		}
+		route = strings.TrimSuffix(route, "{$}") // the mux's end anchor is no part of the route
 		if route != "" {
 			span.SetName(r.Method + " " + route)
 			span.SetAttributes(semconv.HTTPRouteKey.String(route))
