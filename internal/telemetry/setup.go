@@ -68,16 +68,19 @@ func Setup(ctx context.Context, t Settings, role, version string) (*Provider, er
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(Sampler(t.Sampler, t.Ratio)),
 	)
-	install(tp)
+	install(tp, t.SlowStoreWrite)
 	return &Provider{tp: tp}, nil
 }
 
 // install makes tp the tracer of Start and the global provider (for the
 // libraries that trace through otel's globals), with the W3C propagators.
-func install(tp *sdktrace.TracerProvider) {
+func install(tp *sdktrace.TracerProvider, slow time.Duration) {
+	if slow <= 0 {
+		slow = DefaultSlowStoreWrite
+	}
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(Propagator)
-	current.Store(&state{tracer: tp.Tracer(Instrumentation)})
+	current.Store(&state{tracer: tp.Tracer(Instrumentation), slow: slow})
 }
 
 // Propagator reads and writes traceparent, tracestate and baggage.
@@ -147,7 +150,7 @@ func Sampler(name string, ratio float64) sdktrace.Sampler {
 // Install puts tp in force, as Setup does with its own provider, and
 // returns what turns tracing off again. Tests install an SDK provider over
 // tracetest's in-memory exporter.
-func Install(tp *sdktrace.TracerProvider) (restore func()) {
-	install(tp)
+func Install(tp *sdktrace.TracerProvider, slowStoreWrite time.Duration) (restore func()) {
+	install(tp, slowStoreWrite)
 	return func() { current.Store(nil) }
 }

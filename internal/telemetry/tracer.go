@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -14,6 +15,7 @@ const Instrumentation = "github.com/sluicehq/sluice"
 // state is what Setup or Install put in force; nil: tracing is off.
 type state struct {
 	tracer trace.Tracer
+	slow   time.Duration // Settings.SlowStoreWrite
 }
 
 var current atomic.Pointer[state]
@@ -53,4 +55,34 @@ func StartNamed(ctx context.Context, verb, name string, kind trace.SpanKind) (co
 		return ctx, noSpan
 	}
 	return st.tracer.Start(ctx, verb+" "+name, trace.WithSpanKind(kind))
+}
+
+// DefaultSlowStoreWrite is the threshold of SlowWrite when none is set.
+const DefaultSlowStoreWrite = 50 * time.Millisecond
+
+// WriteStart is the start of a store write that SlowWrite may trace: now
+// when tracing is on, else the zero time (and no clock is read).
+func WriteStart() time.Time {
+	if current.Load() == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// SlowWrite gives a store write that began at start (WriteStart) a span
+// "store <what>" of its own, after the fact, when it took the slow store
+// write threshold or longer; faster writes, and all writes with tracing
+// off, leave nothing.
+func SlowWrite(ctx context.Context, what string, start time.Time, size int) {
+	st := current.Load()
+	if st == nil || start.IsZero() {
+		return
+	}
+	end := time.Now()
+	if end.Sub(start) < st.slow {
+		return
+	}
+	_, span := st.tracer.Start(ctx, "store "+what, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start))
+	span.SetAttributes(AttrSizeBytes.Int(size))
+	span.End(trace.WithTimestamp(end))
 }
