@@ -77,12 +77,12 @@ type Carrier struct {
 // CarrierOf is ctx's trace context for a queue message (empty when tracing
 // is off or ctx has no span).
 func CarrierOf(ctx context.Context) Carrier {
-	var c Carrier
 	if !Enabled() || !trace.SpanContextFromContext(ctx).IsValid() {
-		return c
+		return Carrier{} // before c exists: off, nothing escapes to the heap
 	}
-	Propagator.Inject(ctx, &c)
-	return c
+	c := new(Carrier)
+	Propagator.Inject(ctx, c)
+	return *c
 }
 
 // Context is ctx with c's trace context (ctx as it is when c is empty or
@@ -91,7 +91,8 @@ func (c Carrier) Context(ctx context.Context) context.Context {
 	if !Enabled() || c.Traceparent == "" {
 		return ctx
 	}
-	return Propagator.Extract(ctx, &c)
+	cc := c // a copy escapes, not the receiver: nothing is allocated when off
+	return Propagator.Extract(ctx, &cc)
 }
 
 // Get, Set and Keys make a Carrier a propagation.TextMapCarrier.
