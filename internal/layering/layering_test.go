@@ -40,6 +40,10 @@ var rules = []rule{
 		"the store keeps rows and knows nothing of what runs on them; the adapters to the engine, operations and " +
 			"rate limits live with their users (internal/checkpoint, internal/storage, the gateway), so that any of " +
 			"them may build on the store without a cycle"},
+	{"internal/telemetry", []string{"internal/gateway", "internal/cli", "internal/config", "internal/store", "internal/engine",
+		"internal/execution", "internal/op", "internal/egress", "internal/agent", "internal/bridge", "internal/queue"},
+		"tracing is a leaf that every layer calls (the egress client, the engine, the queue bridge, the gateway): it " +
+			"knows none of them, and its settings come from cli (telemetry.Settings), not from config"},
 	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
 }
 
