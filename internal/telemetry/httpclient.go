@@ -56,3 +56,6 @@ func (t transport) CloseIdleConnections() {
 		c.CloseIdleConnections()
 	}
 }
+
+// Unwrap is the transport under the tracing one.
+func (t transport) Unwrap() http.RoundTripper { return t.next }
