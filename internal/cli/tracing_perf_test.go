@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/sluicehq/sluice/client"
+	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/gateway"
+	"github.com/sluicehq/sluice/internal/telemetry"
+)
+
+// What tracing costs the 5-operation data workflow (bench serve's data
+// phase: synchronous REST executions on SQLite, 32 clients), with tracing
+// off, on with sampling 0 and on with sampling 1.0 (spans batched to an
+// exporter that drops them: the SDK's whole cost, none of a network's), in
+// one run on one server, the three alternated round by round in a rotating
+// order. A measurement, not a check: set SLUICE_TRACE_PERF=1 (and
+// SLUICE_TRACE_PERF_ROUNDS, _SECONDS) to run it; nothing is asserted of the
+// figures (docs/performance.md).
+func TestTracingPerformance(t *testing.T) {
+	if os.Getenv("SLUICE_TRACE_PERF") == "" {
+		t.Skip("set SLUICE_TRACE_PERF=1 to measure")
+	}
+	rounds, seconds := 6, 4
+	if v := os.Getenv("SLUICE_TRACE_PERF_ROUNDS"); v != "" {
+		fmt.Sscan(v, &rounds)
+	}
+	if v := os.Getenv("SLUICE_TRACE_PERF_SECONDS"); v != "" {
+		fmt.Sscan(v, &seconds)
+	}
+	ctx := context.Background()
+	cfg := config.Defaults()
+	cfg.DataDir = t.TempDir()
+	cfg.Workers = 4
+	adminKey := "bench-admin-" + strings.Repeat("k", 32)
+	cfg.AdminKey = config.NewSecret(adminKey)
+	app, err := gateway.Open(ctx, &cfg, gateway.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { _ = app.Serve(sctx, ln) }()
+	base := "http://" + ln.Addr().String()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
+	name := "bench"
+	_, key, err := client.New(base, adminKey, hc).CreateAccount(ctx, client.AccountSpec{Name: &name,
+		Permissions: &client.Permissions{Operations: []string{"*"}, Hosts: []string{"*"}},
+		Limits: map[string]int{"requests_per_minute": -1, "requests_per_hour": -1, "requests_per_day": -1,
+			"api_calls_per_minute": -1, "api_calls_per_hour": -1, "max_concurrent_executions": -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(base, key.APIKey, hc)
+
+	modes := []struct {
+		name    string
+		sampler sdktrace.Sampler // nil: tracing off
+	}{{"off", nil}, {"on, sampling 0", sdktrace.TraceIDRatioBased(0)}, {"on, sampling 1.0", sdktrace.AlwaysSample()}}
+	o := benchOptions{Clients: 32, Duration: time.Duration(seconds) * time.Second, Warmup: 500 * time.Millisecond}
+	perSec := make([][]float64, len(modes))
+	for r := range rounds {
+		for i := range modes {
+			m := (i + r) % len(modes) // each mode takes each place in turn
+			restore := func() {}
+			var tp *sdktrace.TracerProvider
+			if modes[m].sampler != nil {
+				tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()), sdktrace.WithSampler(modes[m].sampler))
+				restore = telemetry.Install(tp, 0)
+			}
+			tag := fmt.Sprintf("r%dm%d", r, m)
+			p := benchMeasure(ctx, "data", o, func(ctx context.Context, cl, n int) error {
+				e, err := c.Execute(ctx, dataWorkflow(tag, cl, n), client.ExecuteOptions{Input: dataInput(n)})
+				return benchOutcome(e, err)
+			})
+			restore()
+			if tp != nil {
+				_ = tp.Shutdown(ctx)
+			}
+			if p.Errors > 0 {
+				t.Fatalf("%s: %d errors (%s)", modes[m].name, p.Errors, p.FirstError)
+			}
+			perSec[m] = append(perSec[m], p.PerSec)
+		}
+	}
+	offMedian := median(perSec[0])
+	for m, runs := range perSec {
+		med := median(runs)
+		t.Logf("%-17s executions/s %s  median %.0f  (%+.1f %% against off)", modes[m].name, fmtRuns(runs), med, 100*(med-offMedian)/offMedian)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func fmtRuns(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.0f", x)
+	}
+	return strings.Join(parts, ", ")
+}
