@@ -70,9 +70,9 @@ func TestTracingPerformance(t *testing.T) {
 	c := client.New(base, key.APIKey, hc)
 
 	modes := []struct {
-		name    string
-		sampler sdktrace.Sampler // nil: tracing off
-	}{{"off", nil}, {"on, sampling 0", sdktrace.TraceIDRatioBased(0)}, {"on, sampling 1.0", sdktrace.AlwaysSample()}}
+		name, sampler string // sampler "": tracing off
+		ratio         float64
+	}{{"off", "", 0}, {"on, sampling 0", "parentbased_traceidratio", 0}, {"on, sampling 1.0", "parentbased_traceidratio", 1}}
 	o := benchOptions{Clients: 32, Duration: time.Duration(seconds) * time.Second, Warmup: 500 * time.Millisecond}
 	perSec := make([][]float64, len(modes))
 	for r := range rounds {
@@ -80,9 +80,10 @@ func TestTracingPerformance(t *testing.T) {
 			m := (i + r) % len(modes) // each mode takes each place in turn
 			restore := func() {}
 			var tp *sdktrace.TracerProvider
-			if modes[m].sampler != nil {
-				tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()), sdktrace.WithSampler(modes[m].sampler))
-				restore = telemetry.Install(tp, 0)
+			if modes[m].sampler != "" {
+				tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()),
+					sdktrace.WithSampler(telemetry.Sampler(modes[m].sampler, modes[m].ratio)))
+				restore = telemetry.Install(tp, telemetry.Settings{Sampler: modes[m].sampler})
 			}
 			tag := fmt.Sprintf("r%dm%d", r, m)
 			p := benchMeasure(ctx, "data", o, func(ctx context.Context, cl, n int) error {

@@ -68,19 +68,21 @@ func Setup(ctx context.Context, t Settings, role, version string) (*Provider, er
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(Sampler(t.Sampler, t.Ratio)),
 	)
-	install(tp, t.SlowStoreWrite)
+	install(tp, t)
 	return &Provider{tp: tp}, nil
 }
 
 // install makes tp the tracer of Start and the global provider (for the
 // libraries that trace through otel's globals), with the W3C propagators.
-func install(tp *sdktrace.TracerProvider, slow time.Duration) {
+func install(tp *sdktrace.TracerProvider, t Settings) {
+	slow := t.SlowStoreWrite
 	if slow <= 0 {
 		slow = DefaultSlowStoreWrite
 	}
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(Propagator)
-	current.Store(&state{tracer: tp.Tracer(Instrumentation), slow: slow})
+	current.Store(&state{tracer: tp.Tracer(Instrumentation), slow: slow,
+		parentBased: t.Sampler == "" || strings.HasPrefix(t.Sampler, "parentbased_")})
 }
 
 // Propagator reads and writes traceparent, tracestate and baggage.
@@ -147,10 +149,11 @@ func Sampler(name string, ratio float64) sdktrace.Sampler {
 	return sdktrace.ParentBased(sdktrace.AlwaysSample())
 }
 
-// Install puts tp in force, as Setup does with its own provider, and
-// returns what turns tracing off again. Tests install an SDK provider over
-// tracetest's in-memory exporter.
-func Install(tp *sdktrace.TracerProvider, slowStoreWrite time.Duration) (restore func()) {
-	install(tp, slowStoreWrite)
+// Install puts tp in force, as Setup does with its own provider, with t's
+// slow store write threshold and sampler name (whether tp's sampler follows
+// the parent: "" or parentbased_*), and returns what turns tracing off
+// again. Tests install an SDK provider over tracetest's in-memory exporter.
+func Install(tp *sdktrace.TracerProvider, t Settings) (restore func()) {
+	install(tp, t)
 	return func() { current.Store(nil) }
 }

@@ -58,7 +58,7 @@ func TestOffAllocatesNothing(t *testing.T) {
 func install(t *testing.T, slow time.Duration) *tracetest.InMemoryExporter {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	restore := telemetry.Install(tp, slow)
+	restore := telemetry.Install(tp, telemetry.Settings{SlowStoreWrite: slow})
 	t.Cleanup(restore)
 	return exp
 }
@@ -242,5 +242,28 @@ func TestSamplerNames(t *testing.T) {
 		if got := telemetry.Sampler(name, 0.25).Description(); !strings.HasPrefix(got, want) {
 			t.Errorf("%s: %s, want %s", name, got, want)
 		}
+	}
+}
+
+// Under an unsampled span, with a sampler that follows the parent, no
+// child is made (it would not be sampled either), and the context that
+// travels on is still the trace's, marked unsampled.
+func TestNoChildOfAnUnsampledSpan(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(telemetry.Sampler("parentbased_traceidratio", 0)))
+	t.Cleanup(telemetry.Install(tp, telemetry.Settings{Sampler: "parentbased_traceidratio"}))
+	ctx, root := telemetry.Start(context.Background(), "request", trace.SpanKindServer)
+	defer root.End()
+	child, span := telemetry.StartNamed(ctx, "operation", "FilterData", trace.SpanKindInternal)
+	if child != ctx || span.SpanContext().SpanID() != root.SpanContext().SpanID() || span.IsRecording() {
+		t.Fatal("a child span was made under an unsampled one")
+	}
+	h := http.Header{}
+	telemetry.ToHeader(child, h)
+	if want := "00-" + root.SpanContext().TraceID().String() + "-" + root.SpanContext().SpanID().String() + "-00"; h.Get("traceparent") != want {
+		t.Fatalf("traceparent %q, want %q", h.Get("traceparent"), want)
+	}
+	if len(exp.GetSpans()) != 0 {
+		t.Fatal("an unsampled span was exported")
 	}
 }

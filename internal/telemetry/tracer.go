@@ -16,6 +16,29 @@ const Instrumentation = "github.com/sluicehq/sluice"
 type state struct {
 	tracer trace.Tracer
 	slow   time.Duration // Settings.SlowStoreWrite
+	// parentBased: the sampler follows the parent's decision, so a local
+	// span under an unsampled one would not be sampled either and need not
+	// be made (the SDK's non-recording span costs ~1 µs and 5 allocations).
+	parentBased bool
+}
+
+// skip reports whether a span under ctx need not be made: the sampler
+// follows the parent and ctx's local span is unsampled. The caller then
+// uses ctx and that span itself (its End does nothing; the context it
+// propagates is the same).
+func (st *state) skip(ctx context.Context) bool {
+	if !st.parentBased {
+		return false
+	}
+	sc := trace.SpanContextFromContext(ctx)
+	return sc.IsValid() && !sc.IsSampled() && !sc.IsRemote()
+}
+
+func (st *state) start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if st.skip(ctx) {
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	return st.tracer.Start(ctx, name, opts...)
 }
 
 var current atomic.Pointer[state]
@@ -34,7 +57,7 @@ func Start(ctx context.Context, name string, kind trace.SpanKind) (context.Conte
 	if st == nil {
 		return ctx, noSpan
 	}
-	return st.tracer.Start(ctx, name, trace.WithSpanKind(kind))
+	return st.start(ctx, name, trace.WithSpanKind(kind))
 }
 
 // StartWith is Start with the SDK's start options (a queue wait starts
@@ -44,7 +67,7 @@ func StartWith(ctx context.Context, name string, opts ...trace.SpanStartOption) 
 	if st == nil {
 		return ctx, noSpan
 	}
-	return st.tracer.Start(ctx, name, opts...)
+	return st.start(ctx, name, opts...)
 }
 
 // StartNamed is Start of the span "verb name" ("operation ApiCall",
@@ -53,6 +76,9 @@ func StartNamed(ctx context.Context, verb, name string, kind trace.SpanKind) (co
 	st := current.Load()
 	if st == nil {
 		return ctx, noSpan
+	}
+	if st.skip(ctx) {
+		return ctx, trace.SpanFromContext(ctx) // before the name is made
 	}
 	return st.tracer.Start(ctx, verb+" "+name, trace.WithSpanKind(kind))
 }
@@ -80,6 +106,9 @@ func SlowWrite(ctx context.Context, what string, start time.Time, size int) {
 	}
 	end := time.Now()
 	if end.Sub(start) < st.slow {
+		return
+	}
+	if st.skip(ctx) {
 		return
 	}
 	_, span := st.tracer.Start(ctx, "store "+what, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start))

@@ -37,7 +37,7 @@ func Install(t testing.TB) *Recorder {
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	restore := telemetry.Install(tp, 0)
+	restore := telemetry.Install(tp, telemetry.Settings{})
 	t.Cleanup(func() {
 		restore()
 		_ = tp.Shutdown(t.Context())
