@@ -133,3 +133,19 @@ func (m metaCarrier) Keys() []string {
 	}
 	return out
 }
+
+// MessageHeaders are the trace context headers of a queue message sent
+// under ctx (traceparent, then tracestate when set; baggage stays in the
+// payload, it may be kilobytes): what a broker's own tools and other
+// consumers read. Nil when tracing is off or ctx has no span.
+func MessageHeaders(ctx context.Context) [][2]string {
+	c := CarrierOf(ctx)
+	if c.Traceparent == "" {
+		return nil
+	}
+	h := [][2]string{{KeyTraceparent, c.Traceparent}}
+	if c.Tracestate != "" {
+		h = append(h, [2]string{KeyTracestate, c.Tracestate})
+	}
+	return h
+}
