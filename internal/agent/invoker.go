@@ -190,7 +190,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.
 			last.Message += "; no time is left to retry"
 			return nil, last.Retry(wait)
 		}
-		inv.o.Logger.Info("agent attempt failed; retrying", "agent", c.name, "taskId", c.taskID, "correlationId", c.corr,
+		inv.o.Logger.InfoContext(ctx, "agent attempt failed; retrying", "agent", c.name, "taskId", c.taskID, "correlationId", c.corr,
 			"attempt", n+1, "wait", wait, "reason", last.Message)
 		if err := inv.o.Clock.Sleep(ctx, wait); err != nil {
 			return nil, last

@@ -150,7 +150,7 @@ func (ex *execution) execute(f *frame, pos string, st *Step) (out any, cached bo
 			}
 			fe = stepError(st, err)
 			if fe.Kind == fault.Internal && fe.Cause != nil {
-				ex.logger.Error("operation failed", "operationId", st.ID, "error", fe)
+				ex.logger.ErrorContext(octx, "operation failed", "operationId", st.ID, "error", fe)
 			}
 		}
 		if !fe.Retryable || attempt > policy.MaxRetries {

@@ -139,21 +139,22 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 	w, err := e2a.NewStreamWriter(c.Env, rec, e2a.StreamOptions{Now: d.clock.Now})
 	if err != nil {
 		// Ingress codecs always set a request id; this is a defect.
-		d.logger.Error("dispatch without a request id", "method", c.Env.Method, "error", err)
+		d.logger.ErrorContext(ctx, "dispatch without a request id", "method", c.Env.Method, "error", err)
+		endCall(span, c, decision, "internal")
 		return
 	}
 	switch {
 	case refusal != nil:
-		d.fail(w, c, refusal)
+		d.fail(ctx, w, c, refusal)
 	case c.decodeErr != nil:
-		d.fail(w, c, c.decodeErr)
+		d.fail(ctx, w, c, c.decodeErr)
 	default:
 		if err := d.call(ctx, m.handle, c, w); err != nil {
-			d.fail(w, c, err)
+			d.fail(ctx, w, c, err)
 		}
 	}
 	if err := w.Close(); err != nil && !errors.Is(err, context.Canceled) {
-		d.logger.Debug("frame not delivered", "requestId", c.Env.RequestID, "error", err)
+		d.logger.DebugContext(ctx, "frame not delivered", "requestId", c.Env.RequestID, "error", err)
 	}
 	latency := d.clock.Now().Sub(start)
 	r := AuditRecord{
@@ -167,7 +168,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 		d.audit.Record(r)
 	}
 	if d.logger.Enabled(ctx, slog.LevelDebug) {
-		d.logger.Debug("call", "requestId", r.RequestID, "transport", c.Transport, "method", r.Method,
+		d.logger.DebugContext(ctx, "call", "requestId", r.RequestID, "transport", c.Transport, "method", r.Method,
 			"account", r.AccountID, "decision", r.Decision, "status", r.Status, "code", r.ErrorCode, "latencyMs", latency.Milliseconds())
 	}
 	d.metrics.request(ctx, c.Transport, c.Env.Method, rec.code, decision, latency)
@@ -278,19 +279,19 @@ func (d *Dispatcher) call(ctx context.Context, h handler, c *Call, w *e2a.Stream
 }
 
 // fail writes err as the final e2a.error frame, unless one was written.
-func (d *Dispatcher) fail(w *e2a.StreamWriter, c *Call, err error) {
+func (d *Dispatcher) fail(ctx context.Context, w *e2a.StreamWriter, c *Call, err error) {
 	if w.Finished() {
 		if err != nil {
-			d.logger.Warn("error after the final frame", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fault.From(err))
+			d.logger.WarnContext(ctx, "error after the final frame", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fault.From(err))
 		}
 		return
 	}
 	code, message, details := errorBody(err)
 	switch fe := fault.From(err); fe.Kind {
 	case fault.Internal:
-		d.logger.Error("call failed", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fe)
+		d.logger.ErrorContext(ctx, "call failed", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fe)
 	case fault.Cancelled: // its caller went away: nothing failed
-		d.logger.Debug("call cancelled", "requestId", c.Env.RequestID, "method", c.Env.Method)
+		d.logger.DebugContext(ctx, "call cancelled", "requestId", c.Env.RequestID, "method", c.Env.Method)
 	}
 	_ = w.Fail(code, message, details)
 }
