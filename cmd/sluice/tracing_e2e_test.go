@@ -36,7 +36,18 @@ import (
 // invoke_agent span and the agent's own span, each under the one before;
 // and no exported span holds the API key, the admin key or the vault value.
 func TestOneTraceAcrossGatewayWorkerAndAgent(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
+	oneTrace(t, pgtest.NewDatabase(t))
+}
+
+// The same with `sluice serve` alone on its SQLite defaults: its own agent
+// workers take the task from its local queue.
+func TestOneTraceFromSluiceServe(t *testing.T) {
+	oneTrace(t, "")
+}
+
+// oneTrace runs the scenario on PostgreSQL with a worker process (dsn set)
+// or on SQLite with serve alone.
+func oneTrace(t *testing.T, dsn string) {
 	rcv := telemetrytest.NewReceiver(t)
 	const secret = "tok-e2e-7c6b5a4f3e2d1c0b"
 
@@ -70,7 +81,13 @@ func TestOneTraceAcrossGatewayWorkerAndAgent(t *testing.T) {
 	env := []string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=" + rcv.URL,
 		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_TRACES_SAMPLER=parentbased_always_on",
 		"SLUICE_EGRESS_ALLOW_PRIVATE=127.0.0.1", "SLUICE_LOG_LEVEL=info", "SLUICE_ADMIN_KEY="}
-	gw, gwErr := startSluice(t, env, "serve", "--store", dsn, "--data", dir, "--addr", "127.0.0.1:0", "--agent-workers", "0")
+	serveArgs := []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"}
+	workerRole := "gateway"
+	if dsn != "" {
+		serveArgs = append(serveArgs, "--store", dsn, "--agent-workers", "0")
+		workerRole = "worker"
+	}
+	gw, gwErr := startSluice(t, env, serveArgs...)
 	var url, admin string
 	waitUntil(t, 60*time.Second, "the gateway to serve", func() bool {
 		out := gwErr.String()
@@ -82,7 +99,11 @@ func TestOneTraceAcrossGatewayWorkerAndAgent(t *testing.T) {
 		}
 		return url != "" && admin != ""
 	})
-	worker, _ := startSluice(t, env, "worker", "--store", dsn, "--data", dir)
+	procs := []*exec.Cmd{gw}
+	if dsn != "" {
+		worker, _ := startSluice(t, env, "worker", "--store", dsn, "--data", dir)
+		procs = append(procs, worker)
+	}
 
 	post := func(path, key string, body any, header map[string]string) map[string]any {
 		t.Helper()
@@ -126,7 +147,7 @@ func TestOneTraceAcrossGatewayWorkerAndAgent(t *testing.T) {
 		var gateway, invoke, own bool
 		for _, s := range spans {
 			gateway = gateway || s.Name == "POST /api/v1/workflows/execute" && s.Role == "gateway"
-			invoke = invoke || s.Name == "invoke_agent echo" && s.Role == "worker"
+			invoke = invoke || s.Name == "invoke_agent echo" && s.Role == workerRole
 			own = own || s.Service == "test-agent"
 		}
 		return gateway && invoke && own
@@ -147,12 +168,12 @@ func TestOneTraceAcrossGatewayWorkerAndAgent(t *testing.T) {
 	for _, s := range tr {
 		switch {
 		case s.Service == "test-agent":
-			if !under(s, "invoke_agent echo", "worker") || !under(s, "POST /api/v1/workflows/execute", "gateway") {
+			if !under(s, "invoke_agent echo", workerRole) || !under(s, "POST /api/v1/workflows/execute", "gateway") {
 				t.Errorf("the agent's span is not under the worker's invoke_agent and the gateway's request")
 			}
 		case s.Name == "invoke_agent echo":
 			if s.Attributes["gen_ai.agent.name"] != "echo" || s.Attributes["gen_ai.operation.name"] != "invoke_agent" ||
-				!under(s, "process agent.tasks", "worker") || !under(s, "send agent.tasks", "gateway") {
+				!under(s, "process agent.tasks", workerRole) || !under(s, "send agent.tasks", "gateway") {
 				t.Errorf("invoke_agent span %+v", s)
 			}
 		case s.Name == "POST /api/v1/workflows/execute":
@@ -163,7 +184,7 @@ func TestOneTraceAcrossGatewayWorkerAndAgent(t *testing.T) {
 		}
 	}
 	// Both processes stop on SIGTERM, flushing what is left.
-	for _, c := range []*exec.Cmd{gw, worker} {
+	for _, c := range procs {
 		_ = c.Process.Signal(syscall.SIGTERM)
 		if err := c.Wait(); err != nil {
 			t.Errorf("%s: %v", c.Args, err)
