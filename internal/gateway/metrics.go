@@ -80,11 +80,15 @@ func (s *Server) Operation(name, outcome string, d time.Duration) {
 // Execution records an execution that ended with status.
 func (s *Server) Execution(status string) { s.metrics.executions.WithLabelValues(status).Inc() }
 
-// wrap counts HTTP responses by status.
+// wrap counts HTTP responses by status, and gives each request its server
+// span (telemetry: under the request's traceparent; nothing when tracing
+// is off).
 func (m *metrics) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, span := telemetry.StartServer(r)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
+		telemetry.EndServer(span, r, sw.status)
 		m.httpStatus.WithLabelValues(strconv.Itoa(sw.status)).Inc()
 	})
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/runs"
 	"github.com/sluicehq/sluice/internal/store"
-	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/vault"
 	"github.com/sluicehq/sluice/internal/workflow"
@@ -205,8 +204,7 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errorObject(notFoundRoute(r).Object()))
 	})
-	// Every request's server span (HTTP conventions), under its traceparent.
-	return telemetry.HTTPHandler(s.metrics.wrap(mux))
+	return s.metrics.wrap(mux)
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {

@@ -28,6 +28,8 @@ func TestOffAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	h := http.Header{"Traceparent": {telemetrytest.Traceparent}}
 	meta := map[string]any{"traceparent": telemetrytest.Traceparent}
+	req := httptest.NewRequest("GET", "/x", nil)
+	req.Header.Set("traceparent", telemetrytest.Traceparent)
 	allocs := testing.AllocsPerRun(100, func() {
 		c, span := telemetry.Start(ctx, "x", trace.SpanKindInternal)
 		c2, span2 := telemetry.StartNamed(c, "operation", "ApiCall", trace.SpanKindInternal)
@@ -43,6 +45,8 @@ func TestOffAllocatesNothing(t *testing.T) {
 		telemetry.SlowWrite(ctx, "x", telemetry.WriteStart(), 1)
 		_, s3 := telemetry.StartTool(ctx, "op.X", "")
 		s3.End()
+		r2, s4 := telemetry.StartServer(req)
+		telemetry.EndServer(s4, r2, 200)
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per span site with tracing off, want 0", allocs)
@@ -174,7 +178,11 @@ func TestHTTPServerAndClientSpans(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusTeapot)
 	})
-	srv := httptest.NewServer(telemetry.HTTPHandler(mux))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, span := telemetry.StartServer(r)
+		mux.ServeHTTP(w, r)
+		telemetry.EndServer(span, r, http.StatusTeapot) // what the handler answers
+	}))
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL+"/things/42", nil)
 	req.Header.Set("traceparent", telemetrytest.Traceparent)
