@@ -31,6 +31,9 @@ const (
 	endAborted                       // a sibling iteration halted
 )
 
+// noAttemptSpan stands for the span of an attempt that has none.
+var noAttemptSpan = trace.SpanFromContext(context.Background())
+
 // attemptEndNames name the ends of an attempt that failed, as the attempt
 // span's error.type.
 var attemptEndNames = [...]string{endDone: "", endErr: "error", endOpTimeout: "timeout",
@@ -199,8 +202,15 @@ type attemptResult struct {
 // goroutine so that one which ignores its context, or panics, cannot hang or
 // crash the engine: after the context ends it gets AbandonGrace to return.
 func (ex *execution) attempt(parent context.Context, f *frame, pos string, st *Step, n int, timeout time.Duration, capped bool) (_ any, end attemptEnd, err error) {
-	// parent is f.ctx, or the step's span under it.
-	actx, span := telemetry.Start(parent, "attempt", trace.SpanKindInternal)
+	// parent is f.ctx, or the step's span under it. The first attempt of a
+	// pure operation (data in memory, no call out) has no span of its own:
+	// the step's span is its whole story, and on the 5-operation data
+	// workflow the five spans cost more than the rest of a sampled trace
+	// (docs/performance.md). A retry always has its span.
+	actx, span := parent, noAttemptSpan
+	if n > 1 || !st.Spec.Pure {
+		actx, span = telemetry.Start(parent, "attempt", trace.SpanKindInternal)
+	}
 	if span.IsRecording() {
 		span.SetAttributes(telemetry.AttrAttempt.Int(n))
 		defer func() {
