@@ -139,7 +139,11 @@ func TestObserveKeepsTheExemplar(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := mfs[0].GetMetric()[0].GetHistogram().GetBucket()[0].GetExemplar()
-	if ex == nil || len(ex.GetLabel()) != 2 || ex.GetLabel()[0].GetValue() != span.SpanContext().TraceID().String() {
+	labels := map[string]string{}
+	for _, l := range ex.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	if len(labels) != 2 || labels["trace_id"] != span.SpanContext().TraceID().String() || labels["span_id"] != span.SpanContext().SpanID().String() {
 		t.Fatalf("exemplar %v", ex)
 	}
 }
