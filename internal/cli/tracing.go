@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/config"
@@ -18,6 +20,9 @@ const traceFlushTimeout = 5 * time.Second
 // Tracing off, it does nothing and the flush is a no-op.
 func startTracing(ctx context.Context, cfg *config.Config, role string, log *slog.Logger) (flush func(), err error) {
 	t := cfg.Telemetry
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
+		t.Exporter = "none" // the specification's switch for every SDK
+	}
 	p, err := telemetry.Setup(ctx, telemetry.Settings{
 		Exporter: t.Exporter, Endpoint: t.Endpoint, TracesEndpoint: t.TracesEndpoint, Protocol: t.Protocol,
 		ServiceName: t.ServiceName, Sampler: t.Sampler, Ratio: t.Ratio(), ResourceAttributes: t.ResourceAttributes,
