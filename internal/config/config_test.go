@@ -609,14 +609,14 @@ func TestStoreMaxExecutionBytes(t *testing.T) {
 func TestRetention(t *testing.T) {
 	for file, want := range map[string]string{
 		"retention:\n  runs: 0s\n  audit: 0s\n": "",
-		"retention:\n  runs: 90h\n":           "",
-		"retention:\n  runs: 30m\n":           "retention.runs",
-		"retention:\n  batch: 0\n":            "retention.batch",
-		"retention:\n  batch: 5001\n":         "retention.batch",
-		"retention:\n  pause: 2m\n":           "retention.pause",
-		"retention:\n  interval: 0s\n":        "retention.interval",
-		"retention:\n  reclaim: 1MiB\n":       "",
-		"retention:\n  keep: 1\n":             "retention.keep",
+		"retention:\n  runs: 90h\n":             "",
+		"retention:\n  runs: 30m\n":             "retention.runs",
+		"retention:\n  batch: 0\n":              "retention.batch",
+		"retention:\n  batch: 5001\n":           "retention.batch",
+		"retention:\n  pause: 2m\n":             "retention.pause",
+		"retention:\n  interval: 0s\n":          "retention.interval",
+		"retention:\n  reclaim: 1MiB\n":         "",
+		"retention:\n  keep: 1\n":               "retention.keep",
 	} {
 		path := filepath.Join(t.TempDir(), "sluice.yaml")
 		_ = os.WriteFile(path, []byte(file), 0o644)

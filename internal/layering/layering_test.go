@@ -40,9 +40,8 @@ var rules = []rule{
 		"the store keeps rows and knows nothing of what runs on them; the adapters to the engine, operations and " +
 			"rate limits live with their users (internal/checkpoint, internal/storage, the gateway), so that any of " +
 			"them may build on the store without a cycle"},
-	{"internal/retention", []string{"internal/store/", "internal/engine", "internal/op", "internal/execution", "internal/config"},
-		"the pruner deletes rows through the store's interface and runs nothing; its settings come from its caller " +
-			"(the gateway), so it works the same on every backend"},
+	{"internal/retention", []string{"internal/store/", "internal/engine", "internal/op", "internal/execution"},
+		"the pruner deletes rows through the store's interface and runs nothing, so it works the same on every backend"},
 	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
 }
 
