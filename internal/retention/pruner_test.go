@@ -188,7 +188,7 @@ func TestUpdateIsKeptInTheStore(t *testing.T) {
 	if r, err := other.Prune(ctx); err != nil || r.Runs != 1 {
 		t.Fatalf("a pass by the stored policy: %+v %v", r, err)
 	}
-	pol, err = p.Update(ctx, retention.Change{Reset: true})
+	pol, err = p.Update(ctx, retention.Change{UnsetRuns: true, UnsetAudit: true})
 	if err != nil || pol != config {
 		t.Fatalf("reset: %+v %v", pol, err)
 	}

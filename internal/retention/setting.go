@@ -47,11 +47,11 @@ func loadOverride(ctx context.Context, st store.Settings) (override, []byte, err
 }
 
 // Change is an admin's change of the policy: the ages given replace the
-// stored ones; Reset first drops every stored age, so the configuration's
-// apply again.
+// stored ones; an Unset one drops its stored age, so the configuration's
+// applies again (a given age wins over its Unset).
 type Change struct {
-	Runs, Audit *Age
-	Reset       bool
+	Runs, Audit           *Age
+	UnsetRuns, UnsetAudit bool
 }
 
 // saveOverride applies c to the stored override with a compare-and-set,
@@ -62,8 +62,11 @@ func saveOverride(ctx context.Context, st store.Settings, c Change, now time.Tim
 		if err != nil && old == nil {
 			return override{}, err
 		}
-		if c.Reset {
-			o = override{}
+		if c.UnsetRuns {
+			o.Runs = nil
+		}
+		if c.UnsetAudit {
+			o.Audit = nil
 		}
 		if c.Runs != nil {
 			o.Runs = c.Runs
