@@ -51,7 +51,7 @@ func TestDefaults(t *testing.T) {
 			"elevated": {"audited"}, "admin": {"audited"}}},
 		Store: config.Store{DSN: "sqlite", MaxExecutionBytes: 64 << 20},
 		Retention: config.Retention{Runs: 30 * 24 * time.Hour, Audit: 30 * 24 * time.Hour, Interval: 5 * time.Minute,
-			Batch: 500, Pause: 20 * time.Millisecond, Reclaim: 64 << 20},
+			Batch: 100, Pause: 20 * time.Millisecond, Reclaim: 64 << 20},
 		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true, Learning: config.Learning{Enabled: true, Retention: 4320 * time.Hour},
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute, ACP: config.ACP{Commands: map[string]config.ACPCommand{},

@@ -157,22 +157,43 @@ func (p *Pruner) prune(ctx context.Context, r *Report) error {
 	if !pol.Audit.Forever() {
 		before := now.Add(-time.Duration(pol.Audit))
 		for more := true; more; {
+			start := p.o.Clock.Now()
 			n, err := p.st.PruneAudit(ctx, before, p.o.Batch)
 			if err != nil {
 				return err
 			}
 			r.Audit += n
 			if more = n == int64(p.o.Batch); more {
-				if err := p.batchDone(ctx, r); err != nil {
+				if err := p.batchDone(ctx, r, start); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	if p.o.Reclaim > 0 && r.deleted() > 0 {
-		n, err := p.st.ReclaimSpace(ctx, p.o.Reclaim)
-		r.ReclaimedBytes = n
-		return err
+		return p.reclaim(ctx, r)
+	}
+	return nil
+}
+
+// ReclaimStep is the space one ReclaimSpace call gives back at most: on
+// SQLite one write that holds the writer a few tens of milliseconds (a
+// whole 64 MiB at once held it about 0.3 s; docs/performance.md).
+const ReclaimStep = 4 << 20
+
+// reclaim gives back up to Reclaim bytes, a step at a time with a pause
+// between, until a step finds less than a step's worth free.
+func (p *Pruner) reclaim(ctx context.Context, r *Report) error {
+	for r.ReclaimedBytes < p.o.Reclaim {
+		start := p.o.Clock.Now()
+		n, err := p.st.ReclaimSpace(ctx, ReclaimStep)
+		r.ReclaimedBytes += n
+		if err != nil || n < ReclaimStep {
+			return err
+		}
+		if err := p.batchDone(ctx, r, start); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -181,6 +202,7 @@ func (p *Pruner) prune(ctx context.Context, r *Report) error {
 // at a time.
 func (p *Pruner) pruneRuns(ctx context.Context, r *Report, accountID string, cut time.Time) error {
 	for {
+		start := p.o.Clock.Now()
 		got, err := p.st.PruneRuns(ctx, accountID, cut, p.o.Batch)
 		if err != nil {
 			return err
@@ -191,17 +213,24 @@ func (p *Pruner) pruneRuns(ctx context.Context, r *Report, accountID string, cut
 		if !got.More {
 			return nil
 		}
-		if err := p.batchDone(ctx, r); err != nil {
+		if err := p.batchDone(ctx, r, start); err != nil {
 			return err
 		}
 	}
 }
 
-// batchDone counts a full batch and leaves the database to the writers
-// for Pause.
-func (p *Pruner) batchDone(ctx context.Context, r *Report) error {
+// Rest is how many times a batch's own time the pruner waits after it (at
+// least Pause): pruning then has at most a fifth of the database's writer,
+// however slow a batch is on a loaded machine (docs/performance.md,
+// "Retention": a fixed 20 ms after batches of 500 halved the writers'
+// throughput).
+const Rest = 4
+
+// batchDone counts a full batch that began at start and leaves the
+// database to the writers for Rest times its time, at least Pause.
+func (p *Pruner) batchDone(ctx context.Context, r *Report, start time.Time) error {
 	r.Batches++
-	return p.o.Clock.Sleep(ctx, p.o.Pause)
+	return p.o.Clock.Sleep(ctx, max(p.o.Pause, Rest*p.o.Clock.Now().Sub(start)))
 }
 
 // retentionDays is the account's limits.retention_days (0 when it has none
