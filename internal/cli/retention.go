@@ -20,8 +20,8 @@ func newRetentionCmd(io Stdio) *cobra.Command {
 		Short: "How long finished runs and audit records are kept; prune now; what the store holds",
 		Long: `How long the server keeps finished runs (every kind, with their frames and
 checkpoints) and audit records, through the admin API. Every gateway prunes in
-the background (retention.interval) in small batches; docs/operations.md,
-"Retention", says how. An account's limits.retention_days overrides the runs'
+the background (retention.interval) in small batches; docs/storage.md,
+"Retention and bounded growth", says how. An account's limits.retention_days overrides the runs'
 age for its own runs (sluice accounts update ID --limit retention_days=90).`,
 	}
 	af.register(cmd)
@@ -130,7 +130,7 @@ once compacted, every retention pass does (retention.reclaim). It also shrinks
 the file at once after a large prune. Stop the server first (the data directory
 is locked while it runs); it needs free disk space of about the database's
 size, and takes a while on a large one. Not for PostgreSQL, whose autovacuum
-reuses the space (docs/operations.md, "Retention").`,
+reuses the space (docs/storage.md, "Retention and bounded growth").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dataDir == "" {

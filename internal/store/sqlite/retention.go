@@ -58,7 +58,7 @@ func (db *DB) StorageStats(ctx context.Context) (store.StorageStats, error) {
 // ReclaimSpace implements store.Retention: PRAGMA incremental_vacuum of at
 // most maxBytes of free pages, one write through the writer (a few
 // milliseconds for a thousand pages). A database made before auto_vacuum
-// was incremental (see docs/operations.md, `sluice retention compact`)
+// was incremental (see docs/storage.md, `sluice retention compact`)
 // keeps its free pages for new rows and gives nothing back.
 func (db *DB) ReclaimSpace(ctx context.Context, maxBytes int64) (int64, error) {
 	before, size, free, mode, err := db.pageStats(ctx)
