@@ -28,7 +28,15 @@ func TestAdminRetention(t *testing.T) {
 		s.call(c.method, c.path, "", map[string]any{}).want(t, http.StatusUnauthorized)
 	}
 
-	r := s.call("GET", "/api/v1/admin/retention", s.admin, nil).want(t, 200)
+	// An account's own age: -1 (for ever) to 3650 days.
+	s.call("PATCH", "/api/v1/admin/accounts/"+acct, s.admin, map[string]any{"limits": map[string]any{"retention_days": 90}}).want(t, 200)
+	r := s.call("PATCH", "/api/v1/admin/accounts/"+acct, s.admin, map[string]any{"limits": map[string]any{"retention_days": -2}}).want(t, http.StatusBadRequest)
+	if !strings.Contains(string(r.raw), "limits.retention_days") {
+		t.Fatalf("a bad retention_days: %s", r.raw)
+	}
+	s.call("PATCH", "/api/v1/admin/accounts/"+acct, s.admin, map[string]any{"limits": map[string]any{"retention_days": nil}}).want(t, 200)
+
+	r = s.call("GET", "/api/v1/admin/retention", s.admin, nil).want(t, 200)
 	if r.str("policy.runs") != "30d" || r.str("policy.audit") != "30d" || r.str("configured.runs") != "30d" {
 		t.Fatalf("the default policy: %s", r.raw)
 	}
