@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -10,6 +11,22 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 )
+
+// adminShow is the RunE of an admin command that makes one call and prints
+// its answer in the -o format.
+func adminShow(io Stdio, output *string, af *adminFlags, call func(ctx context.Context, c *client.Client) (any, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		format, c, err := io.start(*output, af.client)
+		if err != nil {
+			return err
+		}
+		v, err := call(cmd.Context(), c)
+		if err != nil {
+			return serverError(err)
+		}
+		return io.render(format, v)
+	}
+}
 
 // newRetentionCmd is `sluice retention get|set|prune|stats|compact`.
 func newRetentionCmd(io Stdio) *cobra.Command {
@@ -21,8 +38,9 @@ func newRetentionCmd(io Stdio) *cobra.Command {
 		Long: `How long the server keeps finished runs (every kind, with their frames and
 checkpoints) and audit records, through the admin API. Every gateway prunes in
 the background (retention.interval) in small batches; docs/storage.md,
-"Retention and bounded growth", says how. An account's limits.retention_days overrides the runs'
-age for its own runs (sluice accounts update ID --limit retention_days=90).`,
+"Retention and bounded growth", says how. An account's limits.retention_days
+overrides the runs' age for its own runs (sluice accounts update ID --limit
+retention_days=90).`,
 	}
 	af.register(cmd)
 	cmd.PersistentFlags().StringVarP(&output, "output", "o", "", "output format: json, yaml or table (default: table on a terminal, else json)")
@@ -31,17 +49,9 @@ age for its own runs (sluice accounts update ID --limit retention_days=90).`,
 		Use:   "get",
 		Short: "Show the policy in force, the configuration's, and this gateway's last pass",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, c, err := io.start(output, af.client)
-			if err != nil {
-				return err
-			}
-			st, err := c.Retention(cmd.Context())
-			if err != nil {
-				return serverError(err)
-			}
-			return io.render(format, st)
-		},
+		RunE: adminShow(io, &output, &af, func(ctx context.Context, c *client.Client) (any, error) {
+			return c.Retention(ctx)
+		}),
 	}
 
 	var ch client.RetentionChange
@@ -70,15 +80,9 @@ configuration's.
 					*f.age, *f.def = "", true
 				}
 			}
-			format, c, err := io.start(output, af.client)
-			if err != nil {
-				return err
-			}
-			st, err := c.SetRetention(cmd.Context(), ch)
-			if err != nil {
-				return serverError(err)
-			}
-			return io.render(format, st)
+			return adminShow(io, &output, &af, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.SetRetention(ctx, ch)
+			})(cmd, nil)
 		},
 	}
 	set.Flags().StringVar(&ch.Runs, "runs", "", `age of finished runs: "30d", "720h", "0s" (for ever) or "default"`)
@@ -89,34 +93,18 @@ configuration's.
 		Use:   "prune",
 		Short: "Run a retention pass now and print what it deleted",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, c, err := io.start(output, af.client)
-			if err != nil {
-				return err
-			}
-			r, err := c.PruneNow(cmd.Context())
-			if err != nil {
-				return serverError(err)
-			}
-			return io.render(format, r)
-		},
+		RunE: adminShow(io, &output, &af, func(ctx context.Context, c *client.Client) (any, error) {
+			return c.PruneNow(ctx)
+		}),
 	}
 
 	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Rows and bytes of the runs' and audit tables, the database's size, bytes per execution",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, c, err := io.start(output, af.client)
-			if err != nil {
-				return err
-			}
-			st, err := c.StorageStats(cmd.Context())
-			if err != nil {
-				return serverError(err)
-			}
-			return io.render(format, st)
-		},
+		RunE: adminShow(io, &output, &af, func(ctx context.Context, c *client.Client) (any, error) {
+			return c.StorageStats(ctx)
+		}),
 	}
 
 	var dataDir string

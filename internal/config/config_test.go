@@ -583,6 +583,16 @@ func TestDiscoveryVocabulary(t *testing.T) {
 	}
 }
 
+// loadText loads a config file holding text, without the environment.
+func loadText(t *testing.T, text string) (*config.Config, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+}
+
 func TestStoreMaxExecutionBytes(t *testing.T) {
 	for file, want := range map[string]string{
 		"store:\n  max_execution_bytes: 4KiB\n":  "",
@@ -590,9 +600,7 @@ func TestStoreMaxExecutionBytes(t *testing.T) {
 		"store:\n  max_execution_bytes: 65MiB\n": "store.max_execution_bytes: must be between 1KiB and 64MiB",
 		"store:\n  max_execution_bytes: 10\n":    "store.max_execution_bytes: must be between 1KiB and 64MiB",
 	} {
-		path := filepath.Join(t.TempDir(), "sluice.yaml")
-		_ = os.WriteFile(path, []byte(file), 0o644)
-		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		cfg, err := loadText(t, file)
 		switch {
 		case want == "" && err != nil:
 			t.Fatalf("%q: %v", file, err)
@@ -618,9 +626,7 @@ func TestRetention(t *testing.T) {
 		"retention:\n  reclaim: 1MiB\n":         "",
 		"retention:\n  keep: 1\n":               "retention.keep",
 	} {
-		path := filepath.Join(t.TempDir(), "sluice.yaml")
-		_ = os.WriteFile(path, []byte(file), 0o644)
-		_, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		_, err := loadText(t, file)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%q: %v", file, err)

@@ -23,11 +23,18 @@ const ageWant = `an age such as "30d" or "720h", "0s" (for ever), or null (the c
 // the configuration's, which ages an admin set, and this gateway's last
 // pass.
 func (s *Server) adminRetentionGet(ctx context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
-	st, err := s.svc.Retention.State(ctx)
-	if err != nil {
-		return err
+	return complete(w)(s.svc.Retention.State(ctx))
+}
+
+// complete answers with v, or fails with err: the tail of a handler whose
+// service call gives both.
+func complete(w *e2a.StreamWriter) func(v any, err error) error {
+	return func(v any, err error) error {
+		if err != nil {
+			return err
+		}
+		return w.Complete(v)
 	}
-	return w.Complete(st)
 }
 
 // adminRetentionUpdate is PATCH /api/v1/admin/retention {runs, audit,
@@ -63,32 +70,20 @@ func (s *Server) adminRetentionUpdate(ctx context.Context, _ *Call, a args, w *e
 	if _, err := s.svc.Retention.Update(ctx, c); err != nil {
 		return err
 	}
-	st, err := s.svc.Retention.State(ctx)
-	if err != nil {
-		return err
-	}
-	return w.Complete(st)
+	return complete(w)(s.svc.Retention.State(ctx))
 }
 
 // adminRetentionPrune is POST /api/v1/admin/retention/prune: one pass
 // now, its counts the answer (an error after some batches still deleted
 // what they did: the report says so in the error's details).
 func (s *Server) adminRetentionPrune(ctx context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
-	r, err := s.svc.Retention.Prune(ctx)
-	if err != nil {
-		return err
-	}
-	return w.Complete(r)
+	return complete(w)(s.svc.Retention.Prune(ctx))
 }
 
 // adminStorageStats is GET /api/v1/admin/storage: rows and bytes of the
 // tables that grow with use, the database's size, bytes per execution.
 func (s *Server) adminStorageStats(ctx context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
-	st, err := s.svc.Store.StorageStats(ctx)
-	if err != nil {
-		return err
-	}
-	return w.Complete(st)
+	return complete(w)(s.svc.Store.StorageStats(ctx))
 }
 
 // newPruner is the pruner of the configuration's retention section.

@@ -12,6 +12,8 @@ import (
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
+	"github.com/sluicehq/sluice/internal/store/sqlstore"
+	"github.com/sluicehq/sluice/internal/store/storetest"
 )
 
 // fillRuns stores n finished runs of account with frames of about 2 KB.
@@ -110,15 +112,8 @@ func TestCompactSwitchesAnOldDatabase(t *testing.T) {
 		t.Fatal("Compact ran while the database was open")
 	}
 	db.Close()
-	raw, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{`PRAGMA auto_vacuum = NONE`, `VACUUM`} {
-		if _, err := raw.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := rawDB(t, dir)
+	storetest.ExecAll(t, func(stmt string) error { _, err := raw.Exec(stmt); return err }, `PRAGMA auto_vacuum = NONE`, `VACUUM`)
 	raw.Close()
 
 	db, err = sqlite.Open(ctx, sqlite.Options{Dir: dir})
@@ -160,15 +155,9 @@ func TestPruneReadsTheFinishedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	raw, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := rawDB(t, dir)
 	defer raw.Close()
-	rows, err := raw.Query(`EXPLAIN QUERY PLAN SELECT id FROM executions
-	WHERE account_id = ? AND finished_at IS NOT NULL AND finished_at < ?
-	AND status IN ('success', 'failed', 'partial', 'cancelled')
-	ORDER BY finished_at, seq LIMIT ?`, "a", 1, 10)
+	rows, err := raw.Query(`EXPLAIN QUERY PLAN `+sqlstore.PrunableRuns, "a", 1, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,4 +175,14 @@ func TestPruneReadsTheFinishedIndex(t *testing.T) {
 	if !strings.Contains(got, "USING INDEX executions_account_finished") || strings.Contains(got, "TEMP B-TREE") {
 		t.Fatalf("the prune's plan: %s", got)
 	}
+}
+
+// rawDB opens the database of a closed store without the store.
+func rawDB(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }

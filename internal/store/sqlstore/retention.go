@@ -8,12 +8,13 @@ import (
 	"github.com/sluicehq/sluice/internal/store"
 )
 
-// prunable is the account's runs that a prune may take, oldest first: final
+// PrunableRuns is the account's runs that a prune may take, oldest first: final
 // (finished_at is set exactly when a run becomes final; the status is named
 // too, so a live run can never match) and finished before the cutoff. It is
 // read off executions_account_finished (migration 0019) with one seek. Its
-// placeholders: account, cutoff, limit.
-const prunable = `SELECT id FROM executions
+// placeholders: account, cutoff, limit. (Exported for the backends' tests
+// of its plan.)
+const PrunableRuns = `SELECT id FROM executions
 	WHERE account_id = ? AND finished_at IS NOT NULL AND finished_at < ?
 	AND status IN ('success', 'failed', 'partial', 'cancelled')
 	ORDER BY finished_at, seq LIMIT ?`
@@ -41,7 +42,7 @@ func (s *Store) PruneRuns(ctx context.Context, accountID string, before time.Tim
 	var any int
 	err := s.b.Read(ctx, func(q Querier) error {
 		any = 0
-		return q.QueryRow(ctx, `SELECT COUNT(*) FROM (`+prunable+`) AS due`, accountID, cut, 1).Scan(&any)
+		return q.QueryRow(ctx, `SELECT COUNT(*) FROM (`+PrunableRuns+`) AS due`, accountID, cut, 1).Scan(&any)
 	})
 	if err != nil {
 		return store.Pruned{}, s.b.ReadErr("the runs to prune", err)
@@ -57,15 +58,15 @@ func (s *Store) PruneRuns(ctx context.Context, accountID string, before time.Tim
 		}
 		var err error
 		if p.Events, err = tx.Exec(ctx, `DELETE FROM events WHERE (execution_id, seq) IN (
-			SELECT execution_id, seq FROM events WHERE execution_id IN (`+prunable+`) LIMIT ?)`,
+			SELECT execution_id, seq FROM events WHERE execution_id IN (`+PrunableRuns+`) LIMIT ?)`,
 			accountID, cut, limit, limit); err != nil {
 			return err
 		}
-		if p.Checkpoints, err = tx.Exec(ctx, `DELETE FROM checkpoints WHERE execution_id IN (`+prunable+`)`+
+		if p.Checkpoints, err = tx.Exec(ctx, `DELETE FROM checkpoints WHERE execution_id IN (`+PrunableRuns+`)`+
 			eventsGone+`checkpoints.execution_id)`, accountID, cut, limit); err != nil {
 			return err
 		}
-		if p.Runs, err = tx.Exec(ctx, `DELETE FROM executions WHERE id IN (`+prunable+`)`+
+		if p.Runs, err = tx.Exec(ctx, `DELETE FROM executions WHERE id IN (`+PrunableRuns+`)`+
 			eventsGone+`executions.id)`, accountID, cut, limit); err != nil {
 			return err
 		}
