@@ -237,3 +237,31 @@ func FuzzParseAge(f *testing.F) {
 		}
 	})
 }
+
+// TestRunPrunesInTheBackground: Run passes every Interval until its
+// context ends, and then returns.
+func TestRunPrunesInTheBackground(t *testing.T) {
+	w := newWorld(t) // the store's clock: runs finished on t0, long ago
+	w.account(t, "a", "")
+	w.run(t, "a", "old", false)
+	p := retention.New(w.db, retention.Policy{Runs: retention.Age(day)}, retention.Options{Interval: 10 * time.Millisecond, Batch: 10})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { p.Run(runCtx); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for w.has("a", "old") {
+		if time.Now().After(deadline) {
+			t.Fatal("no background pass pruned the old run")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return when its context ended")
+	}
+	if last := p.Last(); last == nil || last.Error != "" {
+		t.Fatalf("last pass: %+v", last)
+	}
+}
