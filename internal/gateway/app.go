@@ -177,7 +177,6 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}})
 	// Small, frequent audit batches: each is a transaction of the one writer,
 	// and a large one holds up the executions queued behind it.
-	pruner := newPruner(a.db, cfg.Retention, clk, log)
 	a.audit = audit.New(audit.Config{Store: a.db, Logger: log, Batch: 64, FlushEvery: 20 * time.Millisecond})
 	sink := auditSink{add: a.audit.Add}
 
@@ -185,6 +184,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
+	pruner := newPruner(a.db, cfg.Retention, clk, log, reg)
 	var srv *Server
 	a.execs = execution.New(execution.Config{
 		Store: a.db, Queue: a.queue, Runner: runner, Accounts: accounts, Cache: resultCache,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
 
@@ -86,10 +88,30 @@ func (s *Server) adminStorageStats(ctx context.Context, _ *Call, _ args, w *e2a.
 	return complete(w)(s.svc.Store.StorageStats(ctx))
 }
 
-// newPruner is the pruner of the configuration's retention section.
-func newPruner(db retention.Store, c config.Retention, clk clock.Clock, log *slog.Logger) *retention.Pruner {
+// newPruner is the pruner of the configuration's retention section; its
+// passes are counted in reg.
+func newPruner(db retention.Store, c config.Retention, clk clock.Clock, log *slog.Logger, reg *prometheus.Registry) *retention.Pruner {
+	deleted := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_retention_deleted_total", Help: "Rows the retention passes of this process deleted, by what they were.",
+	}, []string{"kind"})
+	reclaimed := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_retention_reclaimed_bytes_total", Help: "Bytes the database file shrank by after this process's retention passes.",
+	})
+	failed := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_retention_pass_errors_total", Help: "Retention passes of this process that stopped on an error.",
+	})
+	reg.MustRegister(deleted, reclaimed, failed)
+	onPass := func(r retention.Report) {
+		for kind, n := range map[string]int64{"runs": r.Runs, "events": r.Events, "checkpoints": r.Checkpoints, "audit": r.Audit} {
+			deleted.WithLabelValues(kind).Add(float64(n))
+		}
+		reclaimed.Add(float64(r.ReclaimedBytes))
+		if r.Error != "" {
+			failed.Inc()
+		}
+	}
 	return retention.New(db, retention.Policy{Runs: retention.Age(c.Runs), Audit: retention.Age(c.Audit)}, retention.Options{
 		Interval: c.Interval, Batch: c.Batch, Pause: c.Pause, Reclaim: c.Reclaim, Clock: clk,
-		Logger: log.With("component", "retention"),
+		Logger: log.With("component", "retention"), OnPass: onPass,
 	})
 }

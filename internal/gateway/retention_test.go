@@ -86,6 +86,9 @@ func TestAdminRetention(t *testing.T) {
 		t.Fatalf("prune: %s", r.raw)
 	}
 	s.call("GET", "/api/v1/executions/exec-old", key, nil).want(t, http.StatusNotFound)
+	if m := s.call("GET", "/metrics", "", nil).want(t, 200); !strings.Contains(string(m.raw), `sluice_retention_deleted_total{kind="runs"} 1`) {
+		t.Fatalf("the metrics do not count the pruned run")
+	}
 	s.call("GET", "/api/v1/executions/exec-recent", key, nil).want(t, 200)
 	r = s.call("GET", "/api/v1/admin/retention", s.admin, nil).want(t, 200)
 	if r.get("last_pass.runs").(float64) != 1 {

@@ -28,6 +28,9 @@ type Options struct {
 	Reclaim  int64         // bytes a pass gives back at most; 0: none
 	Logger   *slog.Logger
 	Clock    clock.Clock
+	// OnPass, when set, is told of every pass, background or asked for
+	// (the gateway's metrics).
+	OnPass func(Report)
 }
 
 // Report is what one pass did.
@@ -113,6 +116,9 @@ func (p *Pruner) Prune(ctx context.Context) (Report, error) {
 	p.mu.Lock()
 	p.last = &r
 	p.mu.Unlock()
+	if p.o.OnPass != nil {
+		p.o.OnPass(r)
+	}
 	return r, err
 }
 
