@@ -32,6 +32,7 @@ type Config struct {
 	MCP          MCP        `yaml:"mcp"`
 	A2S          A2S        `yaml:"a2s"`
 	Store        Store      `yaml:"store"`
+	Retention    Retention  `yaml:"retention"`
 	Discovery    Discovery  `yaml:"discovery"`
 	Agents       Agents     `yaml:"agents"`
 	Metrics      Metrics    `yaml:"metrics"`

@@ -26,6 +26,8 @@ var envOverrides = []struct{ name, path string }{
 	{"SLUICE_METRICS", "metrics.enabled"},
 	{"SLUICE_ADMIN_KEY_FILE", "admin_key_file"},
 	{"SLUICE_STORE", "store.dsn"},
+	{"SLUICE_RETENTION_RUNS", "retention.runs"},
+	{"SLUICE_RETENTION_AUDIT", "retention.audit"},
 	{"SLUICE_QUEUE", "agents.queue"},
 	{"SLUICE_AGENT_WORKERS", "agents.workers"},
 	// OpenTelemetry's own variables, as every OTel SDK reads them.

@@ -137,6 +137,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateA2S(c.A2S)
 	d.validateDiscovery(c.Discovery)
 	d.validateAgents(c.Agents)
+	d.validateRetention(c.Retention)
 	d.sizeIn("store.max_execution_bytes", c.Store.MaxExecutionBytes, 1<<10, MaxStoredExecutionBytes)
 	if c.Store.DSN != "" && c.Store.DSN != "sqlite" && !c.Store.Postgres() {
 		d.bad("store.dsn", "want \"sqlite\" or a postgres:// URL")

@@ -44,6 +44,8 @@ var rules = []rule{
 		"internal/execution", "internal/op", "internal/egress", "internal/agent", "internal/bridge", "internal/queue"},
 		"tracing is a leaf that every layer calls (the egress client, the engine, the queue bridge, the gateway): it " +
 			"knows none of them, and its settings come from cli (telemetry.Settings), not from config"},
+	{"internal/retention", []string{"internal/store/", "internal/engine", "internal/op", "internal/execution"},
+		"the pruner deletes rows through the store's interface and runs nothing, so it works the same on every backend"},
 	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
 }
 
