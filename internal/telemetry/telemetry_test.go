@@ -220,25 +220,35 @@ func TestHTTPServerAndClientSpans(t *testing.T) {
 }
 
 // Setup of "none" leaves tracing off; of "otlp" over either protocol it
-// turns it on, and Shutdown turns it off again.
+// turns it on, its spans reach the endpoint with the resource (service,
+// role, version, OTEL_RESOURCE_ATTRIBUTES), and Shutdown flushes them and
+// turns tracing off.
 func TestSetup(t *testing.T) {
 	p, err := telemetry.Setup(context.Background(), telemetry.Settings{Exporter: "none"}, "gateway", "dev")
 	if err != nil || telemetry.Enabled() {
 		t.Fatalf("none: %v, enabled %v", err, telemetry.Enabled())
 	}
 	_ = p.Shutdown(context.Background())
-	for _, proto := range []string{"http/protobuf", "grpc"} {
-		rcv := telemetrytest.NewReceiver(t)
+	for proto, rcv := range map[string]*telemetrytest.Receiver{
+		"http/protobuf": telemetrytest.NewReceiver(t), "grpc": telemetrytest.NewGRPCReceiver(t),
+	} {
 		p, err := telemetry.Setup(context.Background(), telemetry.Settings{Exporter: "otlp", Protocol: proto, Endpoint: rcv.URL,
-			ServiceName: "sluice", Sampler: "always_on", Ratio: 1, ResourceAttributes: "deployment.environment=test"}, "worker", "dev")
+			ServiceName: "edge", Sampler: "always_on", Ratio: 1, ResourceAttributes: "deployment.environment=test"}, "worker", "dev")
 		if err != nil || !telemetry.Enabled() {
 			t.Fatalf("%s: %v", proto, err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = p.Shutdown(ctx) // nothing to export
+		_, span := telemetry.Start(context.Background(), "exported", trace.SpanKindInternal)
+		span.End()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = p.Shutdown(ctx) // flushes the span
 		cancel()
-		if telemetry.Enabled() {
-			t.Fatalf("%s: still on after Shutdown", proto)
+		if err != nil || telemetry.Enabled() {
+			t.Fatalf("%s: Shutdown %v, enabled %v", proto, err, telemetry.Enabled())
+		}
+		got := rcv.Spans(t)
+		if len(got) != 1 || got[0].Name != "exported" || got[0].Service != "edge" || got[0].Role != "worker" ||
+			got[0].Resource["deployment.environment"] != "test" || got[0].Resource["service.version"] != "dev" {
+			t.Fatalf("%s: received %+v", proto, got)
 		}
 	}
 }

@@ -2,9 +2,11 @@ package telemetrytest
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -74,6 +77,14 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "bad protobuf", http.StatusBadRequest)
 		return
 	}
+	r.add(&ex)
+	out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+// add keeps the spans of one export.
+func (r *Receiver) add(ex *coltracepb.ExportTraceServiceRequest) {
 	var spans []Received
 	for _, rs := range ex.GetResourceSpans() {
 		res := text(rs.GetResource().GetAttributes())
@@ -91,9 +102,33 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.got = append(r.got, spans...)
 	r.mu.Unlock()
-	out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
+}
+
+// NewGRPCReceiver is a receiver of OTLP over gRPC (URL is its
+// http://127.0.0.1:PORT, as OTEL_EXPORTER_OTLP_ENDPOINT takes it), stopped
+// when the test ends.
+func NewGRPCReceiver(t testing.TB) *Receiver {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Receiver{URL: "http://" + ln.Addr().String()}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, grpcTraces{r: r})
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return r
+}
+
+type grpcTraces struct {
+	coltracepb.UnimplementedTraceServiceServer
+	r *Receiver
+}
+
+func (g grpcTraces) Export(_ context.Context, ex *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	g.r.add(ex)
+	return &coltracepb.ExportTraceServiceResponse{}, nil
 }
 
 func (r *Receiver) fail(format string, args ...any) {
