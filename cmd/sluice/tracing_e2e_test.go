@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -36,23 +37,32 @@ import (
 // invoke_agent span and the agent's own span, each under the one before;
 // and no exported span holds the API key, the admin key or the vault value.
 func TestOneTraceAcrossGatewayWorkerAndAgent(t *testing.T) {
-	oneTrace(t, pgtest.NewDatabase(t))
+	oneTrace(t, pgtest.NewDatabase(t), "http/protobuf")
 }
 
-// The same with `sluice serve` alone on its SQLite defaults: its own agent
-// workers take the task from its local queue.
+// The same with `sluice serve` alone on its SQLite defaults (its own agent
+// workers take the task from its local queue), over either OTLP protocol.
 func TestOneTraceFromSluiceServe(t *testing.T) {
-	oneTrace(t, "")
+	for _, proto := range []string{"http/protobuf", "grpc"} {
+		t.Run(proto, func(t *testing.T) { oneTrace(t, "", proto) })
+	}
 }
 
 // oneTrace runs the scenario on PostgreSQL with a worker process (dsn set)
-// or on SQLite with serve alone.
-func oneTrace(t *testing.T, dsn string) {
+// or on SQLite with serve alone, exporting over proto.
+func oneTrace(t *testing.T, dsn, proto string) {
 	rcv := telemetrytest.NewReceiver(t)
+	var exp sdktrace.SpanExporter
+	var err error
+	if proto == "grpc" {
+		rcv = telemetrytest.NewGRPCReceiver(t)
+		exp, err = otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpointURL(rcv.URL))
+	} else {
+		exp, err = otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(rcv.URL+"/v1/traces"))
+	}
 	const secret = "tok-e2e-7c6b5a4f3e2d1c0b"
 
 	// The agent: its own SDK, its own service, the same receiver.
-	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(rcv.URL+"/v1/traces"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +89,7 @@ func oneTrace(t *testing.T, dsn string) {
 
 	dir := t.TempDir()
 	env := []string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=" + rcv.URL,
-		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_TRACES_SAMPLER=parentbased_always_on",
+		"OTEL_EXPORTER_OTLP_PROTOCOL=" + proto, "OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_TRACES_SAMPLER=parentbased_always_on",
 		"SLUICE_EGRESS_ALLOW_PRIVATE=127.0.0.1", "SLUICE_LOG_LEVEL=info", "SLUICE_ADMIN_KEY="}
 	serveArgs := []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"}
 	workerRole := "gateway"
