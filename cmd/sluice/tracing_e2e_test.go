@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -206,7 +205,7 @@ func oneTrace(t *testing.T, dsn, proto string) {
 // startSluice runs the test binary as `sluice args...` (TestMain) with env
 // added to this process's (OTEL_* of the test's own environment cleared),
 // and returns it with its stderr.
-func startSluice(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncBuffer) {
+func startSluice(t *testing.T, env []string, args ...string) (*exec.Cmd, stderrFile) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	for _, kv := range os.Environ() {
@@ -216,8 +215,13 @@ func startSluice(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncBu
 	}
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Env = append(cmd.Env, "SLUICE_TEST_MAIN_ARGS="+strings.Join(args, "\x1f"))
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
+	f, err := os.CreateTemp(t.TempDir(), args[0]+"-stderr-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stderr := stderrFile(f.Name())
+	cmd.Stderr = f // the process writes, the test reads the file
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -233,22 +237,12 @@ func startSluice(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncBu
 	return cmd, stderr
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's writes and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// stderrFile is a child process's stderr, as a file it writes.
+type stderrFile string
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (f stderrFile) String() string {
+	b, _ := os.ReadFile(string(f))
+	return string(b)
 }
 
 func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
