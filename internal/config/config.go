@@ -19,7 +19,7 @@ import (
 // an integer of milliseconds. Byte sizes take an integer or a size with a unit
 // ("1MiB", "512KiB", "10MB").
 type Config struct {
-	Addr         string     `yaml:"addr"`
+	Addr string `yaml:"addr"`
 	// DebugAddr is where net/http/pprof and runtime metrics are served
 	// (`serve --debug-addr`); empty: nowhere. Loopback only, never Addr.
 	DebugAddr    string     `yaml:"debug_addr"`
