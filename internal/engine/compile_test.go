@@ -134,3 +134,27 @@ func TestPlanSideEffects(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanReplayable(t *testing.T) {
+	pure := &engine.Step{Spec: op.Spec{Pure: true}}
+	cases := []struct {
+		name  string
+		steps []*engine.Step
+		want  bool
+	}{
+		{"data operations", []*engine.Step{pure, pure}, true},
+		{"data and a safe instance (a GET)", []*engine.Step{pure, {Spec: op.Spec{SideEffects: true}, Op: safeOp{safe: true}}}, true},
+		{"an unsafe instance (a POST)", []*engine.Step{pure, {Spec: op.Spec{SideEffects: true}, Op: safeOp{safe: false}}}, false},
+		{"neither pure nor effecting (a Wait, a LoadData)", []*engine.Step{pure, {Spec: op.Spec{}}}, false},
+		{"a control step", []*engine.Step{pure, {Spec: op.Spec{Pure: true, Control: true}}}, false},
+	}
+	for _, c := range cases {
+		p := &engine.Plan{Steps: map[string]*engine.Step{}}
+		for i, st := range c.steps {
+			p.Steps[string(rune('a'+i))] = st
+		}
+		if got := p.Replayable(); got != c.want {
+			t.Errorf("%s: Replayable %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -119,6 +119,25 @@ func (p *Plan) onError() OnError {
 	return Stop
 }
 
+// Replayable reports whether every step is pure (op.Spec.Pure: a data
+// operation) or a configured instance that changes nothing (an ApiCall
+// GET): no step acts on the world, waits, parks or asks anyone. Running such
+// a plan again gives its caller the same kind of answer and nobody else
+// anything to see, so the record of a synchronous run of it need not exist
+// before it ends (execution.Manager.Execute).
+func (p *Plan) Replayable() bool {
+	for _, st := range p.Steps {
+		if st.Spec.Pure && !st.Spec.Control && !st.Spec.SideEffects {
+			continue
+		}
+		if s, ok := st.Op.(op.SafeOperation); ok && s.Safe() {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
 // SideEffects reports whether any step of the plan changes the world outside
 // the execution (op.Spec.SideEffects, unless the configured operation says it
 // is safe: an ApiCall GET). A plan without any may run twice with nothing to
