@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
-	"github.com/sluicehq/sluice/internal/jsonvalue"
+	"github.com/sluicehq/sluice/protocol/jsonvalue"
 )
 
 // Status is an execution's state.
@@ -74,9 +74,9 @@ type resultJSON struct {
 func (r *Result) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 256)
 	b = append(b, `{"execution_id":`...)
-	b = jsonvalue.AppendString(b, r.ExecutionID)
+	b = jsonvalue.AppendString(b, r.ExecutionID, true)
 	b = append(b, `,"status":`...)
-	b = jsonvalue.AppendString(b, string(r.Status))
+	b = jsonvalue.AppendString(b, string(r.Status), true)
 	b = append(b, `,"results":`...)
 	var err error
 	if r.Results == nil {

@@ -41,7 +41,7 @@ var rules = []rule{
 			"rate limits live with their users (internal/checkpoint, internal/storage, the gateway), so that any of " +
 			"them may build on the store without a cycle"},
 	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
-	{"internal/jsonvalue", []string{"internal/", "protocol/", "client"},
+	{"protocol/jsonvalue", []string{"internal/", "protocol/", "client"},
 		"a leaf: it encodes JSON values as encoding/json does, for whoever needs it"},
 	{"internal/debugserver", []string{"internal/", "protocol/", "client"},
 		"the debug endpoints show the runtime, never the server's state"},

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/sluicehq/sluice/internal/jsonvalue"
+	"github.com/sluicehq/sluice/protocol/jsonvalue"
 )
 
 // same fails unless Append gives v exactly json.Marshal's bytes, or the
@@ -43,6 +43,15 @@ func FuzzAppendAsMarshal(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Without HTML escaping, as an Encoder with SetEscapeHTML(false).
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(string(data)) == nil {
+			if got := jsonvalue.AppendString(nil, string(data), false); !bytes.Equal(append(got, '\n'), buf.Bytes()) {
+				t.Fatalf("AppendString(%q, false) = %s, want %s", data, got, buf.Bytes())
+			}
+		}
 		var v any
 		if json.Unmarshal(data, &v) != nil {
 			return

@@ -34,9 +34,14 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(dst, x), nil
 	case string:
-		return AppendString(dst, x), nil
+		return AppendString(dst, x, true), nil
 	case float64:
-		return appendFloat(dst, x)
+		b, ok := AppendFloat(dst, x, 64)
+		if !ok {
+			_, err := json.Marshal(x) // json.Marshal's own error
+			return dst, err
+		}
+		return b, nil
 	case int:
 		return strconv.AppendInt(dst, int64(x), 10), nil
 	case int64:
@@ -77,7 +82,7 @@ func (e *encoder) appendObject(dst []byte, m map[string]any) ([]byte, error) {
 	case 0:
 	case 1:
 		for k, v := range m {
-			dst = append(AppendString(dst, k), ':')
+			dst = append(AppendString(dst, k, true), ':')
 			var err error
 			if dst, err = e.append(dst, v); err != nil {
 				return dst, err
@@ -96,7 +101,7 @@ func (e *encoder) appendObject(dst []byte, m map[string]any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(AppendString(dst, k), ':')
+			dst = append(AppendString(dst, k, true), ':')
 			var err error
 			if dst, err = e.append(dst, m[k]); err != nil {
 				return dst, err
@@ -106,38 +111,42 @@ func (e *encoder) appendObject(dst []byte, m map[string]any) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendFloat is encoding/json's float64 form: ES6 number to string, with
-// exponents from 1e21 and below 1e-6, unpadded.
-func appendFloat(dst []byte, f float64) ([]byte, error) {
+// AppendFloat appends f in encoding/json's form for a float of bits (32 or
+// 64): ES6 number to string, with exponents from 1e21 and below 1e-6,
+// unpadded. It reports false, appending nothing, for a NaN or an infinity,
+// which JSON cannot hold.
+func AppendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		_, err := json.Marshal(f) // json.Marshal's own error
-		return dst, err
+		return dst, false
 	}
 	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
 	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' { // e-09 -> e-9
 		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
 			dst[n-2] = dst[n-1]
 			dst = dst[:n-1]
 		}
 	}
-	return dst, nil
+	return dst, true
 }
 
 const hex = "0123456789abcdef"
 
-// AppendString appends s as a JSON string the way json.Marshal writes one:
-// <, > and & escaped for HTML, U+2028 and U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD.
-func AppendString(dst []byte, s string) []byte {
+// AppendString appends s as a JSON string the way encoding/json writes one:
+// quotes, backslashes and control characters escaped, U+2028 and U+2029
+// escaped, invalid UTF-8 replaced by U+FFFD, and with escapeHTML (as
+// json.Marshal) <, > and & escaped too.
+func AppendString(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if b >= 0x20 && b != '"' && b != '\\' && (!escapeHTML || b != '<' && b != '>' && b != '&') {
 				i++
 				continue
 			}
