@@ -51,15 +51,7 @@ type httpBenchOptions struct {
 
 // httpBenchScenario is one scenario's figures over all rounds.
 type httpBenchScenario struct {
-	Name       string        `json:"name"`
-	Requests   int64         `json:"requests"`
-	Errors     int64         `json:"errors"`
-	PerSec     float64       `json:"requests_per_second"`
-	P50        time.Duration `json:"p50_ns"`
-	P99        time.Duration `json:"p99_ns"`
-	P999       time.Duration `json:"p999_ns"`
-	Max        time.Duration `json:"max_ns"`
-	FirstError string        `json:"first_error,omitempty"`
+	benchPhase
 	// VsDirect is requests/s over the direct baseline's, P99Added the p99
 	// over direct's: both only when direct ran.
 	VsDirect float64       `json:"vs_direct,omitempty"`
@@ -216,22 +208,10 @@ func runBenchHTTP(ctx context.Context, o httpBenchOptions) (*httpBenchReport, er
 	}
 	rep := &httpBenchReport{URL: o.URL, Upstream: o.Upstream, Clients: o.Load.Clients, Rate: o.Load.Rate, Rounds: o.Rounds, Duration: o.Duration}
 	for i, s := range o.Scenarios {
-		rep.Scenarios = append(rep.Scenarios, summarise(s, results[i]))
+		rep.Scenarios = append(rep.Scenarios, httpBenchScenario{benchPhase: phaseOf(s, results[i])})
 	}
 	rep.compareToDirect()
 	return rep, nil
-}
-
-func summarise(name string, r loadResult) httpBenchScenario {
-	lat := sortedLatencies(r.Latencies)
-	s := httpBenchScenario{Name: name, Requests: int64(len(lat)), Errors: r.Errors, FirstError: r.FirstError}
-	if len(lat) == 0 {
-		return s
-	}
-	s.PerSec = float64(len(lat)) / r.Elapsed.Seconds()
-	s.P50, s.P99, s.P999 = latencyPercentile(lat, 50), latencyPercentile(lat, 99), latencyPercentile(lat, 99.9)
-	s.Max = lat[len(lat)-1]
-	return s
 }
 
 // compareToDirect sets each scenario's ratio to the direct baseline.

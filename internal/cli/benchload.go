@@ -86,6 +86,18 @@ func runLoad(ctx context.Context, s loadShape, d time.Duration, next *atomic.Int
 	return res
 }
 
+// phaseOf sums up one measured load as a phase named name.
+func phaseOf(name string, r loadResult) benchPhase {
+	lat := sortedLatencies(r.Latencies)
+	p := benchPhase{Name: name, Requests: int64(len(lat)), Errors: r.Errors, FirstError: r.FirstError}
+	if len(lat) > 0 {
+		p.PerSec = float64(len(lat)) / r.Elapsed.Seconds()
+		p.P50, p.P99, p.P999 = latencyPercentile(lat, 50), latencyPercentile(lat, 99), latencyPercentile(lat, 99.9)
+		p.Max = lat[len(lat)-1]
+	}
+	return p
+}
+
 // latencyPercentile is the p-th percentile (0-100, fractions allowed) of
 // sorted latencies; 0 when there are none.
 func latencyPercentile(sorted []time.Duration, p float64) time.Duration {

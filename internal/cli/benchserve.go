@@ -61,6 +61,7 @@ type benchPhase struct {
 	PerSec   float64       `json:"requests_per_second"`
 	P50      time.Duration `json:"p50_ns"`
 	P99      time.Duration `json:"p99_ns"`
+	P999     time.Duration `json:"p999_ns,omitempty"` // bench http reports it
 	Max      time.Duration `json:"max_ns"`
 	// FirstError says what went wrong, when something did.
 	FirstError string `json:"first_error,omitempty"`
@@ -335,16 +336,7 @@ func benchMeasure(ctx context.Context, name string, o benchOptions, call func(ct
 	var seq atomic.Int64
 	shape := loadShape{Clients: o.Clients, Rate: o.Rate}
 	runLoad(ctx, shape, o.Warmup, &seq, call)
-	r := runLoad(ctx, shape, o.Duration, &seq, call)
-	lat := sortedLatencies(r.Latencies)
-	p := benchPhase{Name: name, Requests: int64(len(lat)), Errors: r.Errors, FirstError: r.FirstError}
-	if len(lat) > 0 {
-		p.PerSec = float64(len(lat)) / r.Elapsed.Seconds()
-		p.P50 = latencyPercentile(lat, 50)
-		p.P99 = latencyPercentile(lat, 99)
-		p.Max = lat[len(lat)-1]
-	}
-	return p
+	return phaseOf(name, runLoad(ctx, shape, o.Duration, &seq, call))
 }
 
 // dataWorkflow is a 5-operation data workflow over /input/items with a

@@ -1,13 +1,12 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,29 +24,21 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// lockedBuffer is a buffer the server writes to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
 // serve --debug-addr serves profiles and runtime metrics there, and only
 // there: the public address has no /debug/ paths.
 func TestServeDebugAddr(t *testing.T) {
 	addr, debug := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var errb lockedBuffer
+	errf, err := os.CreateTemp(t.TempDir(), "stderr") // written by the server while the test runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errf.Close()
 	no := false
 	done := make(chan int)
 	go func() {
 		done <- cli.Main(ctx, []string{"serve", "--data", t.TempDir(), "--addr", addr, "--debug-addr", debug},
-			cli.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: &errb, ErrIsTerminal: &no})
+			cli.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: errf, ErrIsTerminal: &no})
 	}()
 	defer func() {
 		cancel()
@@ -68,8 +59,8 @@ func TestServeDebugAddr(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			errb.mu.Lock()
-			t.Fatalf("the server did not start: %s", errb.b.String())
+			logs, _ := os.ReadFile(errf.Name())
+			t.Fatalf("the server did not start: %s", logs)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
