@@ -50,5 +50,6 @@ func newBenchCmd(io Stdio) *cobra.Command {
 	fl.IntSliceVar(&o.Gateways, "gateways", nil, "gateways sharing a PostgreSQL store, e.g. 1,2 (default 1)")
 	cmd.AddCommand(serveCmd)
 	cmd.AddCommand(newBenchDiscoveryCmd(io))
+	cmd.AddCommand(newBenchHTTPCmd(io))
 	return cmd
 }

@@ -18,9 +18,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,6 +61,7 @@ type benchPhase struct {
 	PerSec   float64       `json:"requests_per_second"`
 	P50      time.Duration `json:"p50_ns"`
 	P99      time.Duration `json:"p99_ns"`
+	P999     time.Duration `json:"p999_ns,omitempty"` // bench http reports it
 	Max      time.Duration `json:"max_ns"`
 	// FirstError says what went wrong, when something did.
 	FirstError string `json:"first_error,omitempty"`
@@ -335,81 +334,9 @@ func benchGet(ctx context.Context, hc *http.Client, url string) error {
 // measured calls.
 func benchMeasure(ctx context.Context, name string, o benchOptions, call func(ctx context.Context, client, n int) error) benchPhase {
 	var seq atomic.Int64
-	run := func(d time.Duration, record bool) ([]time.Duration, int64, string) {
-		var mu sync.Mutex
-		var all []time.Duration
-		var errs atomic.Int64
-		var first atomic.Value
-		end := time.Now().Add(d)
-		// With a rate, a pacer hands out the times requests are due; latency
-		// counts from that time, so a server that falls behind is charged
-		// for the wait (no coordinated omission).
-		var due chan time.Time
-		if o.Rate > 0 {
-			due = make(chan time.Time, o.Clients)
-			go func() {
-				defer close(due)
-				interval := time.Second / time.Duration(o.Rate)
-				next := time.Now()
-				for next.Before(end) && ctx.Err() == nil {
-					time.Sleep(time.Until(next))
-					select {
-					case due <- next:
-					case <-ctx.Done():
-						return
-					}
-					next = next.Add(interval)
-				}
-			}()
-		}
-		var wg sync.WaitGroup
-		for cl := range o.Clients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				lat := make([]time.Duration, 0, 4096)
-				for time.Now().Before(end) && ctx.Err() == nil {
-					n := int(seq.Add(1))
-					t0 := time.Now()
-					if due != nil {
-						at, ok := <-due
-						if !ok {
-							break
-						}
-						t0 = at
-					}
-					err := call(ctx, cl, n)
-					if err != nil {
-						errs.Add(1)
-						first.CompareAndSwap(nil, err.Error())
-						continue
-					}
-					if record {
-						lat = append(lat, time.Since(t0))
-					}
-				}
-				mu.Lock()
-				all = append(all, lat...)
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
-		fe, _ := first.Load().(string)
-		return all, errs.Load(), fe
-	}
-	run(o.Warmup, false)
-	start := time.Now()
-	lat, errs, fe := run(o.Duration, true)
-	elapsed := time.Since(start)
-	slices.Sort(lat)
-	p := benchPhase{Name: name, Requests: int64(len(lat)), Errors: errs, FirstError: fe}
-	if len(lat) > 0 {
-		p.PerSec = float64(len(lat)) / elapsed.Seconds()
-		p.P50 = lat[len(lat)*50/100]
-		p.P99 = lat[min(len(lat)*99/100, len(lat)-1)]
-		p.Max = lat[len(lat)-1]
-	}
-	return p
+	shape := loadShape{Clients: o.Clients, Rate: o.Rate}
+	runLoad(ctx, shape, o.Warmup, &seq, call)
+	return phaseOf(name, runLoad(ctx, shape, o.Duration, &seq, call))
 }
 
 // dataWorkflow is a 5-operation data workflow over /input/items with a

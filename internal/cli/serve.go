@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/debugserver"
 	"github.com/sluicehq/sluice/internal/gateway"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -19,6 +22,7 @@ type serveFlags struct {
 	addr        string
 	data        string
 	sessionAddr string
+	debugAddr   string
 	store       string
 	queue       string
 	workers     int
@@ -41,6 +45,7 @@ these flags.`,
 	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.sessionAddr, "session-addr", "", "also serve A2E sessions over TCP on HOST:PORT (one session per connection)")
+	fl.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and runtime metrics (/debug/vars) on this loopback HOST:PORT (debug_addr; default off)")
 	return cmd
 }
 
@@ -65,6 +70,15 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 	}
 	if _, err := f.apply(cmd, cfg); err != nil {
 		return err
+	}
+	if f.debugAddr != "" {
+		cfg.DebugAddr = f.debugAddr
+	}
+	if cfg.DebugAddr != "" {
+		// The file's value was checked on load; the flag's is checked here.
+		if err := debugserver.CheckAddr(cfg.DebugAddr, cfg.Addr); err != nil {
+			return fail(ExitInvalid, "--debug-addr: %v", err)
+		}
 	}
 	log := newLogger(io, cfg)
 	tuneGC()
@@ -98,6 +112,16 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 			}
 		}()
 		log.Info("sluice sessions over TCP", "addr", sln.Addr().String())
+	}
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			return fail(ExitFailed, "listen on %s (debug_addr): %v", cfg.DebugAddr, err)
+		}
+		dsrv := &http.Server{Handler: debugserver.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		defer dsrv.Close()
+		go func() { _ = dsrv.Serve(dln) }()
+		log.Info("sluice debug endpoints (pprof, runtime metrics)", "debug_addr", dln.Addr().String())
 	}
 	log.Info("sluice serving", "addr", ln.Addr().String(), "config", cfg)
 	if err := app.Serve(ctx, ln); err != nil {

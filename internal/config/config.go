@@ -19,7 +19,10 @@ import (
 // an integer of milliseconds. Byte sizes take an integer or a size with a unit
 // ("1MiB", "512KiB", "10MB").
 type Config struct {
-	Addr         string     `yaml:"addr"`
+	Addr string `yaml:"addr"`
+	// DebugAddr is where net/http/pprof and runtime metrics are served
+	// (`serve --debug-addr`); empty: nowhere. Loopback only, never Addr.
+	DebugAddr    string     `yaml:"debug_addr"`
 	DataDir      string     `yaml:"data_dir"`
 	Log          Log        `yaml:"log"`
 	Server       Server     `yaml:"server"`
@@ -167,6 +170,7 @@ type Metrics struct {
 func (c *Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("addr", c.Addr),
+		slog.String("debug_addr", c.DebugAddr),
 		slog.String("data_dir", c.DataDir),
 		slog.String("log_level", c.Log.Level),
 		slog.String("log_format", c.Log.Format),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/debugserver"
 	"github.com/sluicehq/sluice/internal/egress"
 )
 
@@ -69,6 +70,11 @@ func (d *decoder) rate(path string, v int) {
 func (d *decoder) validate(c *Config) {
 	const day = 24 * time.Hour
 	d.addr(c.Addr)
+	if c.DebugAddr != "" {
+		if err := debugserver.CheckAddr(c.DebugAddr, c.Addr); err != nil {
+			d.bad("debug_addr", "%v", err)
+		}
+	}
 	if strings.TrimSpace(c.DataDir) == "" {
 		d.bad("data_dir", "must name a directory")
 	}

@@ -110,6 +110,15 @@ type safeOp struct{ safe bool }
 func (safeOp) Run(context.Context, *op.RunContext) (any, error) { return nil, nil }
 func (s safeOp) Safe() bool                                     { return s.safe }
 
+// planOf is a plan of steps named a, b, c...
+func planOf(steps ...*engine.Step) *engine.Plan {
+	p := &engine.Plan{Steps: map[string]*engine.Step{}}
+	for i, st := range steps {
+		p.Steps[string(rune('a'+i))] = st
+	}
+	return p
+}
+
 func TestPlanSideEffects(t *testing.T) {
 	step := func(sideEffects bool, o op.Operation) *engine.Step {
 		return &engine.Step{Spec: op.Spec{SideEffects: sideEffects}, Op: o}
@@ -125,12 +134,28 @@ func TestPlanSideEffects(t *testing.T) {
 		{"a side-effecting kind that says nothing", []*engine.Step{step(true, nil)}, true},
 	}
 	for _, c := range cases {
-		p := &engine.Plan{Steps: map[string]*engine.Step{}}
-		for i, st := range c.steps {
-			p.Steps[string(rune('a'+i))] = st
-		}
-		if got := p.SideEffects(); got != c.want {
+		if got := planOf(c.steps...).SideEffects(); got != c.want {
 			t.Errorf("%s: SideEffects %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPlanReplayable(t *testing.T) {
+	pure := &engine.Step{Spec: op.Spec{Pure: true}}
+	cases := []struct {
+		name  string
+		steps []*engine.Step
+		want  bool
+	}{
+		{"data operations", []*engine.Step{pure, pure}, true},
+		{"data and a safe instance (a GET: it reaches an upstream)", []*engine.Step{pure, {Spec: op.Spec{SideEffects: true}, Op: safeOp{safe: true}}}, false},
+		{"an unsafe instance (a POST)", []*engine.Step{pure, {Spec: op.Spec{SideEffects: true}, Op: safeOp{safe: false}}}, false},
+		{"neither pure nor effecting (a Wait, a LoadData)", []*engine.Step{pure, {Spec: op.Spec{}}}, false},
+		{"a control step", []*engine.Step{pure, {Spec: op.Spec{Pure: true, Control: true}}}, false},
+	}
+	for _, c := range cases {
+		if got := planOf(c.steps...).Replayable(); got != c.want {
+			t.Errorf("%s: Replayable %v, want %v", c.name, got, c.want)
 		}
 	}
 }

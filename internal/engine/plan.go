@@ -119,6 +119,24 @@ func (p *Plan) onError() OnError {
 	return Stop
 }
 
+// Replayable reports whether every step is a data operation (op.Spec.Pure,
+// not a control step): the run reads nothing outside its input, acts on
+// nothing, waits for nothing and asks nobody, and ends in the time its data
+// takes. Running such a plan again gives its caller the same answer and
+// nobody else anything to see, so the record of a synchronous run of it need
+// not exist before it ends (execution.Manager.Execute). An ApiCall GET is
+// not replayable in this sense even though it changes nothing: it reaches an
+// upstream, so a resubmission while it runs would reach it twice, and it can
+// run long enough to be listed, followed or cancelled by its id.
+func (p *Plan) Replayable() bool {
+	for _, st := range p.Steps {
+		if !st.Spec.Pure || st.Spec.Control || st.Spec.SideEffects {
+			return false
+		}
+	}
+	return true
+}
+
 // SideEffects reports whether any step of the plan changes the world outside
 // the execution (op.Spec.SideEffects, unless the configured operation says it
 // is safe: an ApiCall GET). A plan without any may run twice with nothing to

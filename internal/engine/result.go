@@ -2,9 +2,11 @@ package engine
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/jsonvalue"
 )
 
 // Status is an execution's state.
@@ -65,31 +67,51 @@ type resultJSON struct {
 	Waiting     *Waiting       `json:"waiting,omitempty"`
 }
 
-// MarshalJSON writes the execute response; results is {} and errors [] when empty.
+// MarshalJSON writes the execute response; results is {} and errors [] when
+// empty. The bytes are json.Marshal's of resultJSON (the order of its
+// fields, its escaping); the results tree is written by jsonvalue, without
+// reflection, since it is most of every response (docs/performance.md).
 func (r *Result) MarshalJSON() ([]byte, error) {
-	w := resultJSON{
-		ExecutionID: r.ExecutionID,
-		Status:      r.Status,
-		Results:     r.Results,
-		Errors:      r.Errors,
-		DurationMs:  r.DurationMs,
-		Waiting:     r.Waiting,
+	b := make([]byte, 0, 256)
+	b = append(b, `{"execution_id":`...)
+	b = jsonvalue.AppendString(b, r.ExecutionID, true)
+	b = append(b, `,"status":`...)
+	b = jsonvalue.AppendString(b, string(r.Status), true)
+	b = append(b, `,"results":`...)
+	var err error
+	if r.Results == nil {
+		b = append(b, "{}"...)
+	} else if b, err = jsonvalue.Append(b, r.Results); err != nil {
+		return nil, err
 	}
-	if w.Results == nil {
-		w.Results = map[string]any{}
+	b = append(b, `,"errors":`...)
+	if len(r.Errors) == 0 {
+		b = append(b, "[]"...)
+	} else if b, err = jsonvalue.Append(b, r.Errors); err != nil {
+		return nil, err
 	}
-	if w.Errors == nil {
-		w.Errors = []fault.Object{}
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendInt(b, r.DurationMs, 10)
+	for _, t := range []struct {
+		key string
+		at  time.Time
+	}{{`,"started_at":`, r.StartedAt}, {`,"completed_at":`, r.CompletedAt}} {
+		if t.at.IsZero() {
+			continue
+		}
+		ts, err := t.at.UTC().MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, t.key...), ts...)
 	}
-	if !r.StartedAt.IsZero() {
-		t := r.StartedAt.UTC()
-		w.StartedAt = &t
+	if r.Waiting != nil {
+		b = append(b, `,"waiting":`...)
+		if b, err = jsonvalue.Append(b, r.Waiting); err != nil {
+			return nil, err
+		}
 	}
-	if !r.CompletedAt.IsZero() {
-		t := r.CompletedAt.UTC()
-		w.CompletedAt = &t
-	}
-	return json.Marshal(w)
+	return append(b, '}'), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (for clients and tests).

@@ -41,6 +41,8 @@ type Request struct {
 	// whose executionId nobody else can send (an op.<Operation> tool call
 	// makes a fresh one), so nothing needs its record while it runs. A
 	// crash mid-call leaves no record; its caller had no answer either.
+	// Execute also stores once, whatever this says, a run nobody follows
+	// (no OnFrame) of a replayable plan (engine.Plan.Replayable).
 	StoreWhenDone bool
 }
 
@@ -110,7 +112,14 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 	if req.Async {
 		return m.submit(ctx, rec)
 	}
-	return m.runSync(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame, req.StoreWhenDone)
+	// A run of data operations alone that nobody follows while it runs
+	// is stored once, when it ends: the record written before it ran held
+	// its executionId against a resubmission, which for such a plan could
+	// only run it again to no effect (a resubmission meanwhile runs too and
+	// is answered with the first record stored); a crash mid-run left a
+	// record of a run nobody got an answer from. One write instead of two.
+	storeOnce := req.StoreWhenDone || req.OnFrame == nil && c.Plan().Replayable()
+	return m.runSync(ctx, p, a2eProgram{c}, rec, req.Input, req.OnFrame, storeOnce)
 }
 
 func digest(doc []byte) string {
@@ -243,10 +252,17 @@ func (m *Manager) completeOnce(ctx context.Context, prog Program, rec store.Exec
 	r.complete(s.result)
 	rec.Status, rec.Result, rec.Errors = store.Status(s.res.Status), s.result, s.errs
 	start := telemetry.WriteStart()
-	if _, _, err := m.cfg.Store.CreateExecution(context.WithoutCancel(ctx), rec); err != nil {
+	stored, created, err := m.cfg.Store.CreateExecution(context.WithoutCancel(ctx), rec)
+	if err != nil {
 		return nil, err
 	}
 	telemetry.SlowWrite(ctx, "execution.create", start, len(rec.Document)+len(rec.Input)+len(s.result)+len(s.errs))
+	if !created {
+		// The same executionId and document, stored by a run that ended
+		// first: that execution is the answer, as when it is found before.
+		v := viewOf(stored)
+		return &Outcome{View: &v, Record: &stored}, nil
+	}
 	m.finished(rec.Status)
 	return &Outcome{Result: s.res, ResultJSON: s.result}, nil
 }

@@ -47,6 +47,10 @@ var rules = []rule{
 	{"internal/retention", []string{"internal/store/", "internal/engine", "internal/op", "internal/execution"},
 		"the pruner deletes rows through the store's interface and runs nothing, so it works the same on every backend"},
 	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
+	{"protocol/jsonvalue", []string{"internal/", "protocol/", "client"},
+		"a leaf: it encodes JSON values as encoding/json does, for whoever needs it"},
+	{"internal/debugserver", []string{"internal/", "protocol/", "client"},
+		"the debug endpoints show the runtime, never the server's state"},
 }
 
 // wiring packages may import internal/cli and internal/gateway; nothing else may.

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/sluicehq/sluice/protocol/jsonvalue"
 )
 
 // This file writes plain JSON values byte for byte as encoding/json does with
@@ -46,82 +46,18 @@ func (w *encoder) optStr(s string) {
 	w.str(s)
 }
 
-const hexDigits = "0123456789abcdef"
-
 // str writes s as a JSON string, escaping as encoding/json does without HTML
 // escaping: quotes, backslashes, control characters, U+2028 and U+2029; invalid
 // UTF-8 becomes U+FFFD.
-func (w *encoder) str(s string) {
-	b := append(w.b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	w.b = append(b, '"')
-}
+func (w *encoder) str(s string) { w.b = jsonvalue.AppendString(w.b, s, false) }
 
 // float writes f as encoding/json does.
 func (w *encoder) float(f float64, bits int) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	b, ok := jsonvalue.AppendFloat(w.b, f, bits)
+	if !ok {
 		w.fail(fmt.Errorf("e2a: cannot encode %v as JSON", f))
 		w.raw("null")
 		return
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 {
-		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
-	}
-	b := strconv.AppendFloat(w.b, f, format, -1, bits)
-	if format == 'e' { // e-09 -> e-9, as encoding/json writes it
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
 	}
 	w.b = b
 }
