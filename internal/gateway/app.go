@@ -26,6 +26,7 @@ import (
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/console"
 	"github.com/sluicehq/sluice/internal/discovery"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/engine"
@@ -52,6 +53,10 @@ type App struct {
 	// AdminKey is the admin key generated on first start, to be shown once;
 	// "" when it existed already or comes from the configuration.
 	AdminKey string
+	// Console is the web console when console.enabled is set; it is
+	// served on the API's address unless console.addr names its own
+	// (ServeConsole).
+	Console *console.Console
 
 	cfg       *config.Config
 	db        store.Store
@@ -304,6 +309,13 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}, reg, clk, log)
 	a.Server = srv
 	srv.handler = retryAfterUnavailable(srv.handler)
+	if cfg.Console.Enabled {
+		a.Console = console.New(console.Config{Caller: srv, SessionTTL: cfg.Console.SessionTTL, Clock: clk,
+			Logger: log.With("component", "console")})
+		if cfg.Console.Addr == "" {
+			srv.handler = withConsole(a.Console, srv.handler)
+		}
+	}
 
 	if err := prof.startUp(ctx, owner); err != nil {
 		return nil, err
@@ -389,6 +401,25 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		grace = 30 * time.Second
 	}
 	return a.Server.Serve(ctx, ln, grace)
+}
+
+// ServeConsole serves the console alone on ln (console.addr) until ctx
+// ends.
+func (a *App) ServeConsole(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: a.Console, ReadHeaderTimeout: a.cfg.Server.ReadHeaderTimeout,
+		ReadTimeout: a.cfg.Server.ReadTimeout, IdleTimeout: a.cfg.Server.IdleTimeout, MaxHeaderBytes: 64 << 10}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	_ = hs.Close()
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // Close stops the workers (running executions get the shutdown grace, then
