@@ -24,12 +24,7 @@ func (e *callError) Error() string { return e.Code + ": " + e.Message }
 // result into out (nil: ignore it). The gateway admits, limits and audits
 // it as any call of the API.
 func (ss *session) call(ctx context.Context, method string, params map[string]any, out any) *callError {
-	env := e2a.NewEnvelope()
-	env.Method = method
-	env.Params = params
-	if env.Params == nil {
-		env.Params = map[string]any{}
-	}
+	env := envelope(method, params)
 	var final *e2a.Response
 	sink := e2a.SinkFunc(func(f *e2a.Response) error {
 		if f.IsFinal {
@@ -41,6 +36,19 @@ func (ss *session) call(ctx context.Context, method string, params map[string]an
 		return errorOf(err)
 	}
 	return decodeFinal(final, out)
+}
+
+// envelope is a call of method with params as they would arrive in JSON
+// (numbers as float64, lists as []any): the gateway binds them as it binds
+// a request's.
+func envelope(method string, params map[string]any) *e2a.Envelope {
+	env := e2a.NewEnvelope()
+	env.Method = method
+	env.Params = map[string]any{}
+	if b, err := json.Marshal(params); err == nil {
+		_ = json.Unmarshal(b, &env.Params)
+	}
+	return env
 }
 
 // decodeFinal reads a call's final frame into out.

@@ -258,9 +258,7 @@ func (c *Console) runEvents(w http.ResponseWriter, r *http.Request, ss *session)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		return rc.Flush()
 	}
-	env := e2a.NewEnvelope()
-	env.Method = mRunEvents
-	env.Params = map[string]any{"run_id": r.PathValue("id"), "after": n}
+	env := envelope(mRunEvents, map[string]any{"run_id": r.PathValue("id"), "after": n})
 	sink := e2a.SinkFunc(func(f *e2a.Response) error {
 		switch {
 		case f.Kind == e2a.KindChunk:
