@@ -63,7 +63,7 @@ func TestFormsWithoutTheirCSRFTokenAreRefused(t *testing.T) {
 	b.get("/console/runs").want(t, http.StatusSeeOther) // not signed in
 
 	b.signIn(key)
-	token := b.get("/console/runs/" + running).want(t, http.StatusOK).csrf(t)
+	token := b.get("/console/runs/"+running).want(t, http.StatusOK).csrf(t)
 	for _, path := range []string{"/console/runs/" + running + "/cancel", "/console/runs/" + running + "/answer", "/console/signout",
 		"/console/admin/accounts", "/console/agents/invoke"} {
 		b.post(path, url.Values{}).want(t, http.StatusForbidden)
@@ -99,8 +99,8 @@ func TestAnAccountSeesOnlyItsOwnRunsAndNoAdminPage(t *testing.T) {
 	if strings.Contains(list.body, "/console/admin") {
 		t.Fatal("an account's page links the admin pages")
 	}
-	b.get("/console/runs/" + aliceRun).want(t, http.StatusOK)
-	p := b.get("/console/runs/" + bobRun).want(t, http.StatusNotFound)
+	b.get("/console/runs/"+aliceRun).want(t, http.StatusOK)
+	p := b.get("/console/runs/"+bobRun).want(t, http.StatusNotFound)
 	if strings.Contains(p.body, "pause") {
 		t.Fatalf("another's run shows: %s", p.body)
 	}
@@ -119,7 +119,7 @@ func TestAnAccountSeesOnlyItsOwnRunsAndNoAdminPage(t *testing.T) {
 	if !strings.Contains(all.body, aliceRun) || !strings.Contains(all.body, bobRun) || !strings.Contains(all.body, "/console/admin") {
 		t.Fatalf("admin's list: %s", all.body)
 	}
-	one := a.get("/console/runs?account=" + aliceID).want(t, http.StatusOK)
+	one := a.get("/console/runs?account="+aliceID).want(t, http.StatusOK)
 	if !strings.Contains(one.body, aliceRun) || strings.Contains(one.body, bobRun) {
 		t.Fatalf("admin's list of alice: %s", one.body)
 	}
@@ -246,7 +246,7 @@ func TestAdminCreatesAnAccountAKeyAndEditsGrants(t *testing.T) {
 	}
 	// The new key works, and the account page does not show it.
 	s.execute(key, false, waitOp("pause", 0), begin("pause"))
-	page := a.get("/console/admin/accounts/" + id).want(t, http.StatusOK)
+	page := a.get("/console/admin/accounts/"+id).want(t, http.StatusOK)
 	if strings.Contains(page.body, key) || !strings.Contains(page.body, "FilterData, Wait") {
 		t.Fatalf("account page: %s", page.body)
 	}
@@ -288,7 +288,7 @@ func TestFailedRunShowsItsErrorAndAWaitingRunTakesAnAnswer(t *testing.T) {
 	failed := s.execute(key, false, fetchOp("fetch", up.URL+"/x"), begin("fetch"))
 	b := s.browser()
 	b.signIn(key)
-	p := b.get("/console/runs/" + failed).want(t, http.StatusOK)
+	p := b.get("/console/runs/"+failed).want(t, http.StatusOK)
 	if !strings.Contains(p.body, `id="errors"`) || !strings.Contains(p.body, "500") || strings.Contains(p.body, `id="cancel"`) {
 		t.Fatalf("failed run page: %s", p.body)
 	}
@@ -298,11 +298,15 @@ func TestFailedRunShowsItsErrorAndAWaitingRunTakesAnAnswer(t *testing.T) {
 	if !strings.Contains(p.body, waiting) {
 		t.Fatalf("decisions: %s", p.body)
 	}
-	p = b.get("/console/runs/" + waiting).want(t, http.StatusOK)
+	p = b.get("/console/runs/"+waiting).want(t, http.StatusOK)
 	if !strings.Contains(p.body, "Approve a refund of 7 EUR") {
 		t.Fatalf("waiting run page shows no question: %s", p.body)
 	}
-	b.post("/console/runs/"+waiting+"/answer", url.Values{"csrf": {p.csrf(t)}, "answer": {`{"verdict":"yes"}`}}).want(t, http.StatusSeeOther)
+	if !strings.Contains(p.body, `<select id="field-verdict" name="field.verdict" required>`) {
+		t.Fatalf("no form made from the question's schema: %s", p.body)
+	}
+	b.post("/console/runs/"+waiting+"/answer", url.Values{"csrf": {p.csrf(t)}, "form": {"fields"}, "field.verdict": {"yes"},
+		"type.verdict": {"string"}}).want(t, http.StatusSeeOther)
 	if st := s.status(key, waiting); st != "success" {
 		t.Fatalf("answered run: %s", st)
 	}

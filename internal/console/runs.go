@@ -172,23 +172,51 @@ func errorsOf(detail map[string]any) []runError {
 			out = append(out, e)
 		}
 	}
-	if list, ok := detail["errors"].([]any); ok {
-		for _, v := range list {
+	for _, view := range viewsOf(detail) {
+		if list, ok := view["errors"].([]any); ok {
+			for _, v := range list {
+				add(v)
+			}
+		}
+		if v, ok := view["error"]; ok {
 			add(v)
 		}
-	}
-	if v, ok := detail["error"]; ok {
-		add(v)
 	}
 	return out
 }
 
+// viewsOf are the places a kind's view keeps its run's state: the view
+// itself, and a capability run's result.
+func viewsOf(detail map[string]any) []map[string]any {
+	out := []map[string]any{detail}
+	if r, ok := detail["result"].(map[string]any); ok {
+		out = append(out, r)
+	}
+	return out
+}
+
+// question is what a waiting run asks: its text, the whole question, and
+// the form its expected answer makes.
+type question struct {
+	Prompt string
+	Value  any
+	Fields []field
+}
+
 // questionOf is what a waiting run asks, if it says (an A2E execution's
 // waiting, a capability's pending, an agent workflow's pending).
-func questionOf(detail map[string]any) any {
-	for _, k := range []string{"waiting", "pending"} {
-		if v, ok := detail[k]; ok && v != nil {
-			return v
+func questionOf(detail map[string]any) *question {
+	for _, v := range viewsOf(detail) {
+		for _, k := range []string{"waiting", "pending"} {
+			if q, ok := v[k]; ok && q != nil {
+				out := &question{Value: q}
+				if m, ok := q.(map[string]any); ok {
+					out.Prompt, _ = m["prompt"].(string)
+					schema, _ := m["expected_output"].(map[string]any)
+					out.Fields, _ = fieldsOf(schema)
+				}
+				return out
+			}
 		}
 	}
 	return nil
@@ -203,14 +231,22 @@ func (c *Console) runCancel(w http.ResponseWriter, r *http.Request, ss *session)
 	http.Redirect(w, r, Prefix+"runs/"+url.PathEscape(id)+"?done=cancelled", http.StatusSeeOther)
 }
 
-// runAnswer sends the form's answer: JSON when it reads as JSON, else the
-// text as a string.
+// runAnswer sends the form's answer: the generated form's fields as an
+// object, else the text as JSON when it reads as JSON, else as a string.
 func (c *Console) runAnswer(w http.ResponseWriter, r *http.Request, ss *session) {
 	id := r.PathValue("id")
 	text := strings.TrimSpace(r.PostForm.Get("answer"))
 	var answer any = text
 	if json.Valid([]byte(text)) {
 		_ = json.Unmarshal([]byte(text), &answer)
+	}
+	if r.PostForm.Get("form") == "fields" {
+		fields, problem := answerOf(r.PostForm)
+		if problem != "" {
+			c.refuse(w, r, ss, http.StatusBadRequest, problem)
+			return
+		}
+		answer = fields
 	}
 	if e := ss.call(r.Context(), mRunAnswer, map[string]any{"run_id": id, "answer": answer}, nil); e != nil {
 		c.failed(w, r, ss, e)

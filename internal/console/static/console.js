@@ -110,7 +110,9 @@
     function onEvent(ev) {
       row(ev);
       if (!ev.operationId) { return; }
-      var key = ev.position ? ev.operationId + " @ " + ev.position : ev.operationId;
+      // A top-level operation's position is its index; a nested one's (a
+      // Loop's iteration, a Conditional's branch) says where it ran.
+      var key = ev.position && !/^\d+$/.test(ev.position) ? ev.operationId + " @ " + ev.position : ev.operationId;
       var n = node(key, key);
       var st = statusOf(ev.kind);
       if (st) { n.status = st; }
