@@ -114,7 +114,7 @@ func (b *tab) screenshot(name string) {
 	if screens == "" {
 		return
 	}
-	img, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
+	img, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
 	}
