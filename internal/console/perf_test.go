@@ -45,7 +45,7 @@ func TestConsolePagesWithTenThousandRuns(t *testing.T) {
 	next := regexp.MustCompile(`href="/console/runs\?([^"]*cursor=[^"]*)" rel="next"`)
 	deep, pages := "", 0
 	for q := ""; ; pages++ {
-		p := b.get("/console/runs?" + q).want(t, http.StatusOK)
+		p := b.get("/console/runs?"+q).want(t, http.StatusOK)
 		m := next.FindStringSubmatch(p.body)
 		if m == nil {
 			break
