@@ -273,6 +273,10 @@ func TestBrowserScenarios(t *testing.T) {
 	b.screenshot("capabilities")
 	b.do("audit", chromedp.Navigate(b.url+"/console/admin/audit"), chromedp.WaitVisible(chromedp.CSS("#audit")))
 	b.screenshot("admin-audit")
+	// The charts draw from the counters the page polls: two samples make a rate.
+	b.do("system", chromedp.Navigate(b.url+"/console/admin/system"), chromedp.WaitVisible(chromedp.CSS("#queued")),
+		chromedp.WaitReady(chromedp.CSS(`#charts[data-samples="2"] .chart svg polyline`)))
+	b.screenshot("admin-system")
 
 	// No page broke the policy: the browser reports a refused script or
 	// style as a console error.

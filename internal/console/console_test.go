@@ -105,7 +105,8 @@ func TestAnAccountSeesOnlyItsOwnRunsAndNoAdminPage(t *testing.T) {
 		t.Fatalf("another's run shows: %s", p.body)
 	}
 	b.get("/console/runs?account=*").want(t, http.StatusOK) // an account's filter is its own
-	for _, path := range []string{"/console/admin/accounts", "/console/admin/accounts/" + aliceID, "/console/admin/credentials", "/console/admin/audit"} {
+	for _, path := range []string{"/console/admin/accounts", "/console/admin/accounts/" + aliceID, "/console/admin/credentials", "/console/admin/audit",
+		"/console/admin/system", "/console/admin/system?account=" + aliceID, "/console/admin/stats.json"} {
 		b.get(path).want(t, http.StatusForbidden)
 	}
 	token := list.csrf(t)
@@ -168,6 +169,7 @@ func TestNoSecretReachesAnyPage(t *testing.T) {
 		"/console/runs/" + waiting, "/console/decisions", "/console/capabilities", "/console/capabilities?query=approve",
 		"/console/tools", "/console/tools?query=filter", "/console/agents", "/console/signin", "/console/nowhere"}
 	admin := []string{"/console/admin/accounts", "/console/admin/accounts/" + id, "/console/admin/credentials", "/console/admin/audit",
+		"/console/admin/system", "/console/admin/system?account=" + id, "/console/admin/stats.json",
 		"/console/admin/audit?method=run.get", "/console/runs?account=" + id}
 	b := s.browser()
 	check("signed out", "/console/signin", b.get("/console/signin"))
@@ -379,4 +381,35 @@ func TestRootRedirectsAndTheConsoleCanBeOff(t *testing.T) {
 	ob := off.browser()
 	ob.get("/").want(t, http.StatusNotFound)
 	ob.get("/console/signin").want(t, http.StatusNotFound)
+}
+
+// The system page: the server's counters, the queue as the run list counts
+// it, an account's rate-limit windows; the charts' JSON.
+func TestSystemPageShowsTheServersCounters(t *testing.T) {
+	s := newSite(t)
+	id, key := s.account()
+	s.execute(key, false, waitOp("pause", 0), begin("pause"))
+	s.execute(key, true, waitOp("long", 600000), begin("long"))
+	a := s.browser()
+	a.signIn(s.admin)
+	p := a.get("/console/admin/system?account=" + id).want(t, http.StatusOK)
+	if got := between(p.body, `<dd id="running">`, "<"); got != "1" {
+		t.Errorf("running: %q", got)
+	}
+	if got := between(p.body, `<dd id="requests">`, "<"); got == "" || got == "0" {
+		t.Errorf("requests: %q", got)
+	}
+	if !strings.Contains(p.body, `class="bar bar-success"`) || !strings.Contains(p.body, `id="rate-limits"`) ||
+		!strings.Contains(p.body, "requests_per_minute") {
+		t.Fatalf("system page: %s", p.body)
+	}
+	j := a.get("/console/admin/stats.json").want(t, http.StatusOK)
+	if j.header.Get("Content-Type") != "application/json" || !strings.Contains(j.body, `"latency_buckets"`) || !strings.Contains(j.body, `"success":`) {
+		t.Fatalf("stats.json: %s", j.body)
+	}
+	b := s.browser()
+	b.signIn(key)
+	if j := b.get("/console/admin/stats.json"); j.status != http.StatusForbidden || strings.Contains(j.body, "latency_buckets") {
+		t.Fatalf("stats.json as an account: %d %s", j.status, j.body)
+	}
 }

@@ -26,9 +26,12 @@ const (
 	mCredentialsList  = "admin.credentials.list"
 	mCredentialsPut   = "admin.credentials.put"
 	mAuditList        = "admin.audit.list"
+	mStats            = "admin.stats.get"
+	mAdminRateLimits  = "admin.rate_limits.get"
 )
 
 // Methods are the gateway methods the console calls.
 var Methods = []string{mRunList, mRunGet, mRunCancel, mRunAnswer, mRunEvents, mWorkflowExecute, mToolList,
 	mCapabilitySearch, mRateLimit, mRegistryList, mAgentsList, mAgentInvoke, mAccountsList, mAccountsGet,
-	mAccountsCreate, mAccountsUpdate, mKeysList, mKeysCreate, mKeysRevoke, mCredentialsList, mCredentialsPut, mAuditList}
+	mAccountsCreate, mAccountsUpdate, mKeysList, mKeysCreate, mKeysRevoke, mCredentialsList, mCredentialsPut, mAuditList,
+	mStats, mAdminRateLimits}

@@ -47,6 +47,8 @@ func (c *Console) routes() *http.ServeMux {
 	m.HandleFunc("GET /console/admin/credentials", c.signedIn(c.credentialsPage))
 	m.HandleFunc("POST /console/admin/credentials", c.signedIn(c.credentialPut))
 	m.HandleFunc("GET /console/admin/audit", c.signedIn(c.auditPage))
+	m.HandleFunc("GET /console/admin/system", c.signedIn(c.systemPage))
+	m.HandleFunc("GET /console/admin/stats.json", c.signedIn(c.statsJSON))
 
 	m.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, r, c.sessions.get(cookieValue(r, sessionCookie)), http.StatusNotFound, "There is no console page at "+r.URL.Path+".")

@@ -109,6 +109,7 @@ type Server struct {
 	runs       *runs.Service // the run.* methods' service, over svc's
 	dispatcher *Dispatcher
 	metrics    *metrics
+	registry   *prometheus.Registry // what admin.stats reads back
 	sessions   *session.Registry // message types of A2E sessions
 	preAuth    *preAuthSlots     // session connections still in their handshake
 	// sessionsCtx ends when the server shuts down: WebSocket sessions are
@@ -134,7 +135,7 @@ func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, lo
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), sessions: session.NewRegistry(),
+	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), registry: reg, sessions: session.NewRegistry(),
 		runs: newRuns(svc)}
 	sc := s.cfg.Session.withDefaults()
 	s.preAuth = newPreAuthSlots(sc.MaxUnauthenticated, sc.MaxUnauthenticatedPerAddress)

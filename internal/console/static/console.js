@@ -184,7 +184,98 @@
     });
   }
 
+  // The system page's charts: poll the server's counters and draw the
+  // rates and the last interval's quantiles as lines.
+  function quantile(buckets, q) {
+    var total = buckets.length ? buckets[buckets.length - 1].count : 0;
+    if (total <= 0) { return 0; }
+    var want = Math.ceil(q * total);
+    for (var i = 0; i < buckets.length; i++) {
+      if (buckets[i].count >= want) { return buckets[i].le < 0 ? NaN : buckets[i].le * 1000; }
+    }
+    return NaN;
+  }
+
+  function sum(m) {
+    var t = 0;
+    Object.keys(m || {}).forEach(function (k) { t += m[k]; });
+    return t;
+  }
+
+  function lineChart(el, series) {
+    var w = 400, h = 120, pad = 4;
+    var top = 0;
+    series.forEach(function (s) { s.values.forEach(function (v) { if (isFinite(v)) { top = Math.max(top, v); } }); });
+    var svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 " + w + " " + (h + 20));
+    svg.setAttribute("width", "100%");
+    svg.setAttribute("class", "chart-svg");
+    svg.setAttribute("role", "img");
+    var label = series.map(function (s) {
+      var last = s.values.length ? s.values[s.values.length - 1] : 0;
+      return s.name + " " + (isFinite(last) ? last.toFixed(2) : "n/a");
+    }).join(", ");
+    svg.setAttribute("aria-label", label);
+    var axis = document.createElementNS(SVG, "line");
+    axis.setAttribute("x1", "0"); axis.setAttribute("x2", String(w));
+    axis.setAttribute("y1", String(h)); axis.setAttribute("y2", String(h));
+    axis.setAttribute("class", "axis");
+    svg.appendChild(axis);
+    series.forEach(function (s, si) {
+      var n = s.values.length;
+      var pts = s.values.map(function (v, i) {
+        var x = n > 1 ? (i * (w - 2 * pad)) / (60 - 1) + pad : pad;
+        var y = top > 0 && isFinite(v) ? h - (v / top) * (h - pad) : h;
+        return x.toFixed(1) + "," + y.toFixed(1);
+      });
+      var pl = document.createElementNS(SVG, "polyline");
+      pl.setAttribute("points", pts.join(" "));
+      pl.setAttribute("class", "line line-" + si);
+      svg.appendChild(pl);
+    });
+    var t = document.createElementNS(SVG, "text");
+    t.setAttribute("x", "0"); t.setAttribute("y", String(h + 16));
+    t.textContent = label + " (max " + top.toFixed(2) + ")";
+    svg.appendChild(t);
+    el.replaceChildren(svg);
+  }
+
+  function liveCharts(box) {
+    var url = box.getAttribute("data-stats");
+    var prev = null;
+    var data = { rps: [], eps: [], p50: [], p99: [], xps: [] };
+    var names = { rps: "requests/s", eps: "errors/s", p50: "p50 ms", p99: "p99 ms", xps: "executions/s" };
+    function push(k, v) { data[k].push(v); if (data[k].length > 60) { data[k].shift(); } }
+    function poll() {
+      if (document.hidden) { return; }
+      fetch(url, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (st) {
+        if (!st) { return; }
+        st.at = Date.parse(st.time) || Date.now();
+        if (prev) {
+          var dt = Math.max((st.at - prev.at) / 1000, 0.001);
+          push("rps", (st.requests - prev.requests) / dt);
+          push("eps", (st.errors - prev.errors) / dt);
+          push("xps", (sum(st.executions) - sum(prev.executions)) / dt);
+          var delta = st.latency_buckets.map(function (b, i) {
+            return { le: b.le, count: b.count - ((prev.latency_buckets[i] || {}).count || 0) };
+          });
+          push("p50", quantile(delta, 0.5));
+          push("p99", quantile(delta, 0.99));
+        }
+        prev = st;
+        box.querySelectorAll(".chart").forEach(function (el) {
+          lineChart(el, el.getAttribute("data-series").split(",").map(function (k) { return { name: names[k], values: data[k] }; }));
+        });
+        box.setAttribute("data-samples", String(data.rps.length));
+      }).catch(function () {});
+    }
+    poll();
+    setInterval(poll, 2000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    var charts = document.getElementById("charts");
+    if (charts && window.fetch) { liveCharts(charts); }
     var table = document.getElementById("runs");
     if (table && table.hasAttribute("data-live")) { liveList(table); }
     var graph = document.getElementById("graph");
