@@ -392,7 +392,7 @@ func TestSystemPageShowsTheServersCounters(t *testing.T) {
 	s.execute(key, true, waitOp("long", 600000), begin("long"))
 	a := s.browser()
 	a.signIn(s.admin)
-	p := a.get("/console/admin/system?account=" + id).want(t, http.StatusOK)
+	p := a.get("/console/admin/system?account="+id).want(t, http.StatusOK)
 	if got := between(p.body, `<dd id="running">`, "<"); got != "1" {
 		t.Errorf("running: %q", got)
 	}

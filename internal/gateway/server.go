@@ -110,8 +110,8 @@ type Server struct {
 	dispatcher *Dispatcher
 	metrics    *metrics
 	registry   *prometheus.Registry // what admin.stats reads back
-	sessions   *session.Registry // message types of A2E sessions
-	preAuth    *preAuthSlots     // session connections still in their handshake
+	sessions   *session.Registry    // message types of A2E sessions
+	preAuth    *preAuthSlots        // session connections still in their handshake
 	// sessionsCtx ends when the server shuts down: WebSocket sessions are
 	// hijacked connections that http.Server.Shutdown does not wait for.
 	sessionsCtx  context.Context
