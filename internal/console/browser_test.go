@@ -269,8 +269,11 @@ func TestBrowserScenarios(t *testing.T) {
 	if k := b.value("#new-key"); !strings.HasPrefix(k, "slk_") || k == newKey {
 		t.Fatalf("second key %q", k)
 	}
-	b.do("capabilities", chromedp.Navigate(b.url+"/console/capabilities"), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	b.do("capabilities", chromedp.Navigate(b.url+"/console/capabilities"), chromedp.WaitVisible(chromedp.CSS("#registry")))
 	b.screenshot("capabilities")
+	b.do("a capability", chromedp.Click(chromedp.CSS(`#registry a[href="/console/capabilities/finance/Approve"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#tasks")))
+	b.screenshot("capability")
 	b.do("audit", chromedp.Navigate(b.url+"/console/admin/audit"), chromedp.WaitVisible(chromedp.CSS("#audit")))
 	b.screenshot("admin-audit")
 	// The charts draw from the counters the page polls: two samples make a rate.

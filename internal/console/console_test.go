@@ -167,7 +167,8 @@ func TestNoSecretReachesAnyPage(t *testing.T) {
 	}
 	pages := []string{"/console/runs", "/console/runs?status=failed", "/console/runs/" + done, "/console/runs/" + failed,
 		"/console/runs/" + waiting, "/console/decisions", "/console/capabilities", "/console/capabilities?query=approve",
-		"/console/tools", "/console/tools?query=filter", "/console/agents", "/console/signin", "/console/nowhere"}
+		"/console/tools", "/console/tools?query=filter", "/console/agents", "/console/signin", "/console/nowhere",
+		"/console/capabilities/finance/Approve"}
 	admin := []string{"/console/admin/accounts", "/console/admin/accounts/" + id, "/console/admin/credentials", "/console/admin/audit",
 		"/console/admin/system", "/console/admin/system?account=" + id, "/console/admin/stats.json",
 		"/console/admin/audit?method=run.get", "/console/runs?account=" + id}
@@ -412,4 +413,35 @@ func TestSystemPageShowsTheServersCounters(t *testing.T) {
 	if j := b.get("/console/admin/stats.json"); j.status != http.StatusForbidden || strings.Contains(j.body, "latency_buckets") {
 		t.Fatalf("stats.json as an account: %d %s", j.status, j.body)
 	}
+}
+
+// A capability's page: lint, its tasks as a graph with the mapping between
+// them, and the form made from its inputs, which runs it.
+func TestCapabilityPageRunsItFromItsInputsForm(t *testing.T) {
+	s := newSite(t)
+	s.publishApprove()
+	_, key := s.account()
+	b := s.browser()
+	b.signIn(key)
+	list := b.get("/console/capabilities").want(t, http.StatusOK)
+	if !strings.Contains(list.body, `href="/console/capabilities/finance/Approve"`) {
+		t.Fatalf("registry: %s", list.body)
+	}
+	p := b.get("/console/capabilities/finance/Approve").want(t, http.StatusOK)
+	for _, want := range []string{`data-task="judge"`, `data-task="record"`, `<title>judge → record</title>`, `id="lint"`,
+		`name="type.amount" value="number"`, `id="in-amount" name="field.amount" type="number"`} {
+		if !strings.Contains(p.body, want) {
+			t.Fatalf("capability page lacks %s: %s", want, p.body)
+		}
+	}
+	r := b.post("/console/capabilities/finance/Approve/run", url.Values{"csrf": {p.csrf(t)}, "type.amount": {"number"}, "field.amount": {"12"}}).
+		want(t, http.StatusSeeOther)
+	run := strings.TrimPrefix(r.header.Get("Location"), "/console/runs/")
+	if !strings.HasPrefix(run, "run-") || s.status(key, run) != "waiting" {
+		t.Fatalf("run from the form: %q", r.header.Get("Location"))
+	}
+	if page := b.get("/console/runs/" + run); !strings.Contains(page.body, "Approve a refund of 12 EUR") {
+		t.Fatalf("the run's question: %s", page.body)
+	}
+	b.get("/console/capabilities/finance/Nothing").want(t, http.StatusNotFound)
 }

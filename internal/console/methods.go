@@ -26,6 +26,8 @@ const (
 	mCredentialsList  = "admin.credentials.list"
 	mCredentialsPut   = "admin.credentials.put"
 	mAuditList        = "admin.audit.list"
+	mRegistryGet      = "a2s.registry.get"
+	mCapabilityRun    = "capability.run"
 	mStats            = "admin.stats.get"
 	mAdminRateLimits  = "admin.rate_limits.get"
 )
@@ -34,4 +36,4 @@ const (
 var Methods = []string{mRunList, mRunGet, mRunCancel, mRunAnswer, mRunEvents, mWorkflowExecute, mToolList,
 	mCapabilitySearch, mRateLimit, mRegistryList, mAgentsList, mAgentInvoke, mAccountsList, mAccountsGet,
 	mAccountsCreate, mAccountsUpdate, mKeysList, mKeysCreate, mKeysRevoke, mCredentialsList, mCredentialsPut, mAuditList,
-	mStats, mAdminRateLimits}
+	mStats, mAdminRateLimits, mRegistryGet, mCapabilityRun}

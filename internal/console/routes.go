@@ -33,6 +33,8 @@ func (c *Console) routes() *http.ServeMux {
 	m.HandleFunc("GET /console/decisions", c.signedIn(c.decisionsPage))
 
 	m.HandleFunc("GET /console/capabilities", c.signedIn(c.capabilitiesPage))
+	m.HandleFunc("GET /console/capabilities/{ns}/{id}", c.signedIn(c.capabilityPage))
+	m.HandleFunc("POST /console/capabilities/{ns}/{id}/run", c.signedIn(c.capabilityRun))
 	m.HandleFunc("GET /console/tools", c.signedIn(c.toolsPage))
 	m.HandleFunc("GET /console/agents", c.signedIn(c.agentsPage))
 	m.HandleFunc("POST /console/agents/invoke", c.signedIn(c.agentInvoke))

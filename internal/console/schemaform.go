@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"net/url"
 	"slices"
 	"sort"
@@ -100,6 +101,12 @@ func answerOf(form url.Values) (map[string]any, string) {
 			out[name] = n
 		case "boolean":
 			out[name] = v == "true"
+		case "json":
+			var x any
+			if err := json.Unmarshal([]byte(v), &x); err != nil {
+				return nil, name + ": want JSON"
+			}
+			out[name] = x
 		default:
 			out[name] = v
 		}
