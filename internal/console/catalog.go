@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // The catalogue pages: what the key may call, each list one method's answer.
@@ -52,6 +53,24 @@ func (c *Console) toolsPage(w http.ResponseWriter, r *http.Request, ss *session)
 	}})
 }
 
+// agentRow is an agent of the registry as the agents page shows it.
+type agentRow struct {
+	Name     string `json:"name"`
+	URL      string `json:"url"`
+	Protocol string `json:"protocol"`
+	Breaker  struct {
+		State               string `json:"state"`
+		ConsecutiveFailures int    `json:"consecutive_failures"`
+	} `json:"breaker"`
+	Health *struct {
+		Healthy    bool      `json:"healthy"`
+		StatusCode int       `json:"status_code"`
+		Error      string    `json:"error"`
+		LatencyMs  int64     `json:"latency_ms"`
+		CheckedAt  time.Time `json:"checked_at"`
+	} `json:"health"`
+}
+
 func (c *Console) agentsPage(w http.ResponseWriter, r *http.Request, ss *session) {
 	c.renderAgents(w, r, ss, http.StatusOK, nil)
 }
@@ -59,7 +78,15 @@ func (c *Console) agentsPage(w http.ResponseWriter, r *http.Request, ss *session
 func (c *Console) renderAgents(w http.ResponseWriter, r *http.Request, ss *session, status int, result *section) {
 	data := map[string]any{"Result": result}
 	if ss.admin {
-		data["Registry"] = ss.section(r, mAgentsList, nil)
+		// Only the fields the table shows: an entry's auth config is the
+		// admin's business, not a page's.
+		var list struct {
+			Agents []agentRow `json:"agents"`
+		}
+		if e := ss.call(r.Context(), mAgentsList, nil, &list); e != nil {
+			data["Problem"] = e.Message + " (" + e.Code + ")"
+		}
+		data["Agents"] = list.Agents
 	} else {
 		data["Registry"] = ss.section(r, mToolList, map[string]any{"filter_kind": "agent"})
 	}

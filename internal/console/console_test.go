@@ -2,14 +2,17 @@ package console_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/agent"
 	"github.com/sluicehq/sluice/internal/config"
 )
 
@@ -444,4 +447,46 @@ func TestCapabilityPageRunsItFromItsInputsForm(t *testing.T) {
 		t.Fatalf("the run's question: %s", page.body)
 	}
 	b.get("/console/capabilities/finance/Nothing").want(t, http.StatusNotFound)
+}
+
+// The agents page: the admin's registry with health and breaker (and no
+// agent's token), an account's agent tools, and the invoke form.
+func TestAgentsPageListsAndInvokes(t *testing.T) {
+	s := newSite(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = agent.ServeMock(ctx, ln, agent.MockOptions{Name: "summarizer"}) }()
+	t.Cleanup(func() { cancel(); <-done })
+	const token = "agent-token-5e1f0c"
+	s.api("POST", "/api/v1/admin/agents", s.admin, map[string]any{"name": "summarizer", "url": "http://" + ln.Addr().String(),
+		"auth_config": map[string]any{"type": "bearer", "token": token}}, http.StatusCreated)
+	r := s.api("POST", "/api/v1/admin/accounts", s.admin, map[string]any{"name": "agent user",
+		"permissions": map[string]any{"agents": []string{"summarizer"}}}, http.StatusCreated)
+	key := r["api_key"].(string)
+
+	a := s.browser()
+	a.signIn(s.admin)
+	p := a.get("/console/agents").want(t, http.StatusOK)
+	if !strings.Contains(p.body, "<code>summarizer</code>") || !strings.Contains(p.body, "closed") || strings.Contains(p.body, token) {
+		t.Fatalf("admin's agents page: %s", p.body)
+	}
+	b := s.browser()
+	b.signIn(key)
+	p = b.get("/console/agents").want(t, http.StatusOK)
+	if !strings.Contains(p.body, "summarizer") || strings.Contains(p.body, token) {
+		t.Fatalf("account's agents page: %s", p.body)
+	}
+	p = b.post("/console/agents/invoke", url.Values{"csrf": {p.csrf(t)}, "agent": {"summarizer"}, "input": {`{"text":"hello console"}`}}).
+		want(t, http.StatusOK)
+	if !strings.Contains(p.body, "<h2>Answer</h2>") || strings.Contains(p.body, `class="error"`) {
+		t.Fatalf("invoke: %s", p.body)
+	}
+	p = b.post("/console/agents/invoke", url.Values{"csrf": {p.csrf(t)}, "agent": {"nobody"}, "input": {"x"}}).want(t, http.StatusOK)
+	if !strings.Contains(p.body, `class="error"`) {
+		t.Fatalf("invoke of an agent not granted: %s", p.body)
+	}
 }

@@ -33,7 +33,7 @@ const (
 )
 
 // Methods are the gateway methods the console calls.
-var Methods = []string{mRunList, mRunGet, mRunCancel, mRunAnswer, mRunEvents, mWorkflowExecute, mToolList,
+var Methods = []string{mRunList, mRunGet, mRunCancel, mRunAnswer, mRunEvents, mToolList,
 	mCapabilitySearch, mRateLimit, mRegistryList, mAgentsList, mAgentInvoke, mAccountsList, mAccountsGet,
 	mAccountsCreate, mAccountsUpdate, mKeysList, mKeysCreate, mKeysRevoke, mCredentialsList, mCredentialsPut, mAuditList,
 	mStats, mAdminRateLimits, mRegistryGet, mCapabilityRun}
