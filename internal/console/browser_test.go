@@ -163,7 +163,15 @@ func TestBrowserScenarios(t *testing.T) {
 	failed := s.execute(key, false, fetchOp("fetch-users", up.URL+"/users"), begin("fetch-users"))
 	b := openBrowser(t, s.http.URL)
 
-	b.signIn(key)
+	// Signing in takes the keyboard alone: the key field has the focus,
+	// Enter sends the form.
+	b.do("sign in by keyboard",
+		chromedp.Navigate(b.url+"/console/"),
+		chromedp.WaitVisible(chromedp.CSS("#key")),
+		chromedp.KeyEvent(key),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS("#runs")),
+	)
 	if got := b.text("#account"); got == "" {
 		t.Fatal("no account shown once signed in")
 	}
@@ -198,6 +206,19 @@ func TestBrowserScenarios(t *testing.T) {
 		t.Fatalf("failed run's error: %q", e)
 	}
 	b.screenshot("run-failed")
+
+	// At 200 % zoom (the same page in half the width) nothing runs off
+	// the side: the page reflows, and only wide tables scroll inside
+	// themselves.
+	for _, path := range []string{"/console/runs", "/console/runs/" + failed} {
+		b.do("200 % zoom", chromedp.EmulateViewport(640, 900), chromedp.Navigate(b.url+path), chromedp.WaitVisible(chromedp.CSS("main h1")))
+		over, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
+		if err != nil || over {
+			t.Errorf("%s at 200 %% zoom: scrolls sideways (%v)", path, err)
+		}
+	}
+	b.screenshot("zoom-200")
+	b.do("full width", chromedp.EmulateViewport(1280, 1000))
 
 	// A pending decision, answered in the page.
 	waiting := s.waitingRun(key)
