@@ -255,6 +255,9 @@ func (c *Console) runAnswer(w http.ResponseWriter, r *http.Request, ss *session)
 	http.Redirect(w, r, Prefix+"runs/"+url.PathEscape(id)+"?done=answered", http.StatusSeeOther)
 }
 
+// sseHeartbeat is how often an idle run stream gets a comment line.
+const sseHeartbeat = 15 * time.Second
+
 // runEvents relays a run's frames (run.events, as the key) to the run
 // page's EventSource: each frame an event whose id is its sequence, so a
 // reconnecting browser goes on after the last it had (Last-Event-ID); then
@@ -294,6 +297,33 @@ func (c *Console) runEvents(w http.ResponseWriter, r *http.Request, ss *session)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		return rc.Flush()
 	}
+	// A comment line on an idle stream (a run parked on a long Wait) keeps
+	// proxies from closing it.
+	stop, ended := make(chan struct{}), false
+	defer func() {
+		// Nothing writes once the handler has returned.
+		mu.Lock()
+		ended = true
+		mu.Unlock()
+		close(stop)
+	}()
+	go func() {
+		t := time.NewTicker(sseHeartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				mu.Lock()
+				if !ended {
+					_, _ = fmt.Fprint(w, ": keep-alive\n\n")
+					_ = rc.Flush()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
 	env := envelope(mRunEvents, map[string]any{"run_id": r.PathValue("id"), "after": n})
 	sink := e2a.SinkFunc(func(f *e2a.Response) error {
 		switch {
