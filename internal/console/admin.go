@@ -1,11 +1,12 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
+	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/internal/policy"
 )
 
@@ -17,50 +18,44 @@ import (
 type grant struct {
 	Field string // the permissions' JSON name
 	Label string
+	of    func(client.Permissions) []string
 }
 
 var grants = []grant{
-	{"operations", "Operations"}, {"hosts", "Hosts"}, {"credentials", "Credentials"}, {"apis", "APIs"},
-	{"agents", "Agents"}, {"mcp_servers", "MCP servers"}, {"capabilities", "Capabilities"},
-	{"knowledge_bases", "Knowledge bases"},
+	{"operations", "Operations", func(p client.Permissions) []string { return p.Operations }},
+	{"hosts", "Hosts", func(p client.Permissions) []string { return p.Hosts }},
+	{"credentials", "Credentials", func(p client.Permissions) []string { return p.Credentials }},
+	{"apis", "APIs", func(p client.Permissions) []string { return p.APIs }},
+	{"agents", "Agents", func(p client.Permissions) []string { return p.Agents }},
+	{"mcp_servers", "MCP servers", func(p client.Permissions) []string { return p.MCPServers }},
+	{"capabilities", "Capabilities", func(p client.Permissions) []string { return p.Capabilities }},
+	{"knowledge_bases", "Knowledge bases", func(p client.Permissions) []string { return p.KnowledgeBases }},
 }
 
 var levels = []string{policy.LevelBasic, policy.LevelElevated, policy.LevelAdmin}
 
-type accountView struct {
-	AgentID     string         `json:"agent_id"`
-	Name        string         `json:"name"`
-	Permissions map[string]any `json:"permissions"`
-	Limits      map[string]any `json:"limits"`
-	Disabled    bool           `json:"disabled"`
-	CreatedAt   time.Time      `json:"created_at"`
-}
+// accountView is an account as the admin API answers it, with what its
+// page's forms read.
+type accountView struct{ client.Account }
 
 // Grant is the account's list of field as the form's text.
 func (a accountView) Grant(field string) string {
-	list, _ := a.Permissions[field].([]any)
-	out := make([]string, 0, len(list))
-	for _, v := range list {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
+	for _, g := range grants {
+		if g.Field == field {
+			return strings.Join(g.of(a.Permissions), ", ")
 		}
 	}
-	return strings.Join(out, ", ")
+	return ""
 }
 
 // Level is the account's capability level.
-func (a accountView) Level() string {
-	l, _ := a.Permissions["capability_level"].(string)
-	return l
-}
+func (a accountView) Level() string { return a.Permissions.CapabilityLevel }
 
-type keyView struct {
-	KeyID      string     `json:"key_id"`
-	Prefix     string     `json:"prefix"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ExpiresAt  *time.Time `json:"expires_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
+// LimitsValue is the account's limits for the JSON viewer.
+func (a accountView) LimitsValue() any {
+	var v any
+	_ = json.Unmarshal(a.Limits, &v)
+	return v
 }
 
 // permissionsOf reads the grants form.
@@ -129,7 +124,7 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request, ss *sessio
 		return
 	}
 	var keys struct {
-		Keys []keyView `json:"keys"`
+		Keys []client.Key `json:"keys"`
 	}
 	if e := ss.call(r.Context(), mKeysList, map[string]any{"id": id}, &keys); e != nil {
 		c.failed(w, r, ss, e)

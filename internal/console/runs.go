@@ -11,20 +11,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
-// runSummary is a run in run.list's answer.
-type runSummary struct {
-	RunID      string     `json:"run_id"`
-	Kind       string     `json:"kind"`
-	Status     string     `json:"status"`
-	AccountID  string     `json:"account_id"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  time.Time  `json:"updated_at"`
-	FinishedAt *time.Time `json:"finished_at,omitempty"`
-}
+// runSummary is a run in run.list's answer: the API's object, as the Go
+// client reads it.
+type runSummary = client.Run
 
 // runFilter is the runs page's query: the filters, the page's cursor.
 type runFilter struct {
@@ -117,9 +111,10 @@ func (c *Console) decisionsPage(w http.ResponseWriter, r *http.Request, ss *sess
 	c.render(w, http.StatusOK, "decisions", ss, view{Title: "Pending decisions", Section: "capabilities", Data: list.Runs})
 }
 
-// runDetail is run.get's answer: the summary and the kind's own view.
+// runDetail is run.get's answer: the summary and the kind's own view,
+// read as a JSON object for the pages to look into.
 type runDetail struct {
-	runSummary
+	client.Run
 	Detail map[string]any `json:"detail"`
 }
 
