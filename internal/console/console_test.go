@@ -381,6 +381,31 @@ func TestRootRedirectsAndTheConsoleCanBeOff(t *testing.T) {
 	b.get("/health").want(t, http.StatusOK) // the API is still the API
 	b.get("/console/static/console.js").want(t, http.StatusOK)
 
+	// On an address of its own: the API's address does not serve it.
+	own := newSite(t, func(c *config.Config) { c.Console.Addr = "127.0.0.1:1" })
+	own.browser().get("/console/signin").want(t, http.StatusNotFound)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- own.app.ServeConsole(ctx, ln) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/console/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := read(t, resp); p.status != http.StatusOK || !strings.Contains(p.body, `id="key"`) {
+		t.Fatalf("the console on its own address: %d", p.status)
+	}
+	if resp, err := http.Get("http://" + ln.Addr().String() + "/health"); err != nil || read(t, resp).status != http.StatusNotFound {
+		t.Fatalf("the console's address serves the API: %v", err)
+	}
+	stop()
+	if err := <-served; err != nil {
+		t.Fatalf("ServeConsole: %v", err)
+	}
+
 	off := newSite(t, func(c *config.Config) { c.Console.Enabled = false })
 	ob := off.browser()
 	ob.get("/").want(t, http.StatusNotFound)

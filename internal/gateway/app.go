@@ -404,22 +404,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // ServeConsole serves the console alone on ln (console.addr) until ctx
-// ends.
+// ends. Its pages drain within the shutdown grace, 5 s at most: what is
+// left then is a browser following a run, which reconnects to the next
+// server.
 func (a *App) ServeConsole(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: a.Console, ReadHeaderTimeout: a.cfg.Server.ReadHeaderTimeout,
 		ReadTimeout: a.cfg.Server.ReadTimeout, IdleTimeout: a.cfg.Server.IdleTimeout, MaxHeaderBytes: 64 << 10}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	_ = hs.Close()
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveUntil(ctx, hs, ln, min(a.cfg.Server.ShutdownGrace, 5*time.Second), nil)
 }
 
 // Close stops the workers (running executions get the shutdown grace, then

@@ -241,7 +241,12 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 
 // Serve serves on ln until ctx ends, then shuts down gracefully within grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := s.HTTPServer(ln.Addr().String())
+	return serveUntil(ctx, s.HTTPServer(ln.Addr().String()), ln, grace, s.stopSessions)
+}
+
+// serveUntil serves hs on ln until ctx ends, then shuts it down within
+// grace (closing what is left after it), calling stopped between the two.
+func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Duration, stopped func()) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -252,7 +257,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
-	s.stopSessions()
+	if stopped != nil {
+		stopped()
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		_ = hs.Close()
 	}
