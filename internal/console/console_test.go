@@ -43,6 +43,32 @@ func TestSignInCookieIsStrictHttpOnlyAndHoldsNoKey(t *testing.T) {
 		t.Fatalf("session cookie: %+v", session)
 	}
 
+	if session.Secure {
+		t.Fatal("a cookie over plain HTTP is Secure: the browser would not send it back")
+	}
+	// Behind a proxy that terminates TLS, the cookie is Secure.
+	pb := s.browser()
+	form = pb.get("/console/signin")
+	req, _ := http.NewRequest("POST", s.http.URL+"/console/signin", strings.NewReader(url.Values{"csrf": {form.csrf(t)}, "key": {key}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Forwarded-Proto", "https")
+	u, _ := url.Parse(s.http.URL + "/console/")
+	for _, c := range pb.client.Jar.Cookies(u) {
+		req.AddCookie(c)
+	}
+	resp, err = pb.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	secure := false
+	for _, c := range resp.Cookies() {
+		secure = secure || c.Name == "sluice_console" && c.Secure
+	}
+	if !secure {
+		t.Fatalf("behind a TLS proxy the session cookie is not Secure: %v", resp.Header["Set-Cookie"])
+	}
+
 	// A wrong key is refused on the form, with no cookie.
 	b2 := s.browser()
 	form = b2.get("/console/signin")

@@ -37,10 +37,11 @@ func secureHeaders(w http.ResponseWriter) {
 
 // setCookie sets an HttpOnly, SameSite=Strict cookie on the console's path
 // that ends at expires (a zero expires deletes it). Secure when the request
-// came over TLS.
+// came over TLS, here or at a proxy that says so (X-Forwarded-Proto: a
+// forged header only makes the forger's own cookie stricter).
 func setCookie(w http.ResponseWriter, r *http.Request, name, value string, expires time.Time) {
 	c := &http.Cookie{Name: name, Value: value, Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: r.TLS != nil}
+		Secure: r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")}
 	if expires.IsZero() {
 		c.MaxAge = -1
 	} else {
