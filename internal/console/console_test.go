@@ -134,6 +134,10 @@ func TestAnAccountSeesOnlyItsOwnRunsAndNoAdminPage(t *testing.T) {
 		t.Fatalf("another's run shows: %s", p.body)
 	}
 	b.get("/console/runs?account=*").want(t, http.StatusOK) // an account's filter is its own
+	// The tools it may call, found by discovery search.
+	if tools := b.get("/console/tools?query=wait").want(t, http.StatusOK); !strings.Contains(tools.body, "Wait</code>") {
+		t.Fatalf("tools page: %s", tools.body)
+	}
 	for _, path := range []string{"/console/admin/accounts", "/console/admin/accounts/" + aliceID, "/console/admin/credentials", "/console/admin/audit",
 		"/console/admin/system", "/console/admin/system?account=" + aliceID, "/console/admin/stats.json"} {
 		b.get(path).want(t, http.StatusForbidden)
