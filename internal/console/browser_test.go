@@ -74,25 +74,22 @@ func (b *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 }
 
 func (b *tab) text(sel string) string {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		b.t.Fatalf("text of %s: %v", sel, err)
-	}
-	return s
+	return run(b, "text of "+sel, chromedp.Text(chromedp.CSS(sel)))
+}
+func (b *tab) value(sel string) string {
+	return run(b, "value of "+sel, chromedp.Value(chromedp.CSS(sel)))
 }
 
-func (b *tab) value(sel string) string {
+// run runs an action that reads something, within 20 s.
+func run[T any](b *tab, what string, a chromedp.Action[T]) T {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
+	v, err := chromedp.Run(ctx, a)
 	if err != nil {
-		b.t.Fatalf("value of %s: %v", sel, err)
+		b.t.Fatalf("%s: %v", what, err)
 	}
-	return s
+	return v
 }
 
 func (b *tab) status(path string) int64 {
