@@ -10,7 +10,7 @@
 
   // The runs list: fetch the same page again and swap its rows.
   function liveList(table) {
-    var every = parseInt(table.getAttribute("data-live"), 10) || 5000;
+    var every = parseInt(table.getAttribute("data-live"), 10) || 10000;
     setInterval(function () {
       if (document.hidden) { return; }
       fetch(location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
