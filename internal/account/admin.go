@@ -76,6 +76,10 @@ func (sp Spec) check(create bool, server Limits) error {
 // server holds the data of several executions at once.
 const MaxDataBytes = 1 << 30
 
+// MaxRetentionDays is the longest limits.retention_days: ten years, as the
+// server's retention.runs.
+const MaxRetentionDays = 3650
+
 // check refuses negative limits and absurd ones, and a loop bound above the
 // server's: the engine stops every loop at the server's
 // limits.max_loop_iterations, so a higher one would be a promise not kept.
@@ -89,7 +93,7 @@ func (l Limits) check(server Limits) error {
 		name string
 		v    int
 		max  int
-		rate bool // -1 means no limit
+		rate bool // -1 means no limit (for retention_days: kept for ever)
 	}{
 		{"requests_per_minute", l.RequestsPerMinute, 1e9, true}, {"requests_per_hour", l.RequestsPerHour, 1e9, true},
 		{"requests_per_day", l.RequestsPerDay, 1e9, true}, {"api_calls_per_minute", l.APICallsPerMinute, 1e9, true},
@@ -97,6 +101,7 @@ func (l Limits) check(server Limits) error {
 		{"max_operations", l.MaxOperations, 10000, false}, {"max_execution_time_ms", l.MaxExecutionTimeMs, 24 * 3600 * 1000, false},
 		{"max_loop_iterations", l.MaxLoopIterations, 1e6, false},
 		{"max_data_bytes", int(l.MaxDataBytes), MaxDataBytes, false},
+		{"retention_days", l.RetentionDays, MaxRetentionDays, true},
 	} {
 		lowest := 0
 		if f.rate {

@@ -39,6 +39,10 @@ type Limits struct {
 	// MaxDataBytes is the data budget of one execution: the bytes of data
 	// (as held in memory) its operations may produce.
 	MaxDataBytes int64 `json:"max_data_bytes,omitempty"`
+	// RetentionDays keeps the account's finished runs this many days
+	// (internal/retention); 0: the server's retention.runs, -1: for ever.
+	// It has no default to resolve: 0 stays 0.
+	RetentionDays int `json:"retention_days,omitempty"`
 }
 
 // Resolve fills each zero field of l from def; max_loop_iterations is at
@@ -63,6 +67,7 @@ func (l Limits) Resolve(def Limits) Limits {
 		// account stored with more (before that was refused) has what it gets.
 		MaxLoopIterations: min(pick(l.MaxLoopIterations, def.MaxLoopIterations), def.MaxLoopIterations),
 		MaxDataBytes:      cmp.Or(l.MaxDataBytes, def.MaxDataBytes),
+		RetentionDays:     l.RetentionDays,
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -154,7 +155,9 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, rpcError(err)
 	}
 	t := &turn{a: a, s: s, tools: map[string]bool{}}
-	err = a.o.Target.run(ctx, t, in)
+	// The editor's trace context, if its prompt's _meta carries one: the
+	// calls the prompt makes continue that trace.
+	err = a.o.Target.run(telemetry.FromMeta(ctx, p.Meta), t, in)
 	if ctx.Err() != nil || errors.Is(err, errCancelled) {
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -64,7 +65,8 @@ func (inv *Invoker) acpAttempt(ctx context.Context, c *call, n int) (json.RawMes
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	h.stop = stop
 	go func() {
-		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sid, Prompt: promptOf(c.input)})
+		// The agent joins the caller's trace through the prompt's _meta.
+		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: sid, Prompt: promptOf(c.input), Meta: telemetry.ToMeta(pctx, nil)})
 		h.done <- acpAnswer{r, err}
 	}()
 	return inv.acpWait(ctx, c, h)

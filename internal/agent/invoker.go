@@ -16,10 +16,13 @@ import (
 	"time"
 	"unicode"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/internal/vault/redact"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
@@ -124,7 +127,9 @@ type call struct {
 // WithUpdates, WithContinuation makes input the next message of a remote
 // task that asked for input, and a task that asks is an Upstream error
 // whose details carry the question (op.AgentPendingOf).
-func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (json.RawMessage, error) {
+func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.RawMessage, correlationID string) (out json.RawMessage, err error) {
+	ctx, span := telemetry.StartAgent(ctx, name, taskID)
+	defer func() { telemetry.End(span, err) }()
 	c, err := inv.prepare(ctx, name, taskID, input, correlationID)
 	if err != nil {
 		return nil, err
@@ -142,7 +147,15 @@ func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.
 			}
 			return nil, fe
 		}
-		out, res := inv.attemptOf(c)(ctx, c, n+1)
+		actx, aspan := telemetry.Start(ctx, "attempt", trace.SpanKindInternal)
+		if aspan.IsRecording() {
+			aspan.SetAttributes(telemetry.AttrAttempt.Int(n + 1))
+		}
+		out, res := inv.attemptOf(c)(actx, c, n+1)
+		if res != nil {
+			telemetry.Fail(aspan, res.err)
+		}
+		aspan.End()
 		switch {
 		case res == nil:
 			br.record(inv.o.Clock.Now(), false)
@@ -177,7 +190,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.
 			last.Message += "; no time is left to retry"
 			return nil, last.Retry(wait)
 		}
-		inv.o.Logger.Info("agent attempt failed; retrying", "agent", c.name, "taskId", c.taskID, "correlationId", c.corr,
+		inv.o.Logger.InfoContext(ctx, "agent attempt failed; retrying", "agent", c.name, "taskId", c.taskID, "correlationId", c.corr,
 			"attempt", n+1, "wait", wait, "reason", last.Message)
 		if err := inv.o.Clock.Sleep(ctx, wait); err != nil {
 			return nil, last

@@ -13,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -120,6 +121,13 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 	t.Conversation = op.AgentConversationFrom(ctx)
 	listen := op.AgentUpdatesFrom(ctx)
 	t.Updates = listen != nil
+	key := itemID(t.RunID, t.TaskID)
+	// The task carries the send span's context: the worker's spans are its
+	// children, in the caller's trace, whichever queue is between.
+	ctx, span := telemetry.StartSend(ctx, c.tasks(), key, len(input))
+	defer span.End()
+	tc := telemetry.CarrierOf(ctx)
+	t.Traceparent, t.Tracestate, t.Baggage = tc.Traceparent, tc.Tracestate, tc.Baggage
 	b, err := json.Marshal(t)
 	if err != nil {
 		return nil, fault.New(fault.Invalid, "the agent's input is not JSON").WithDetail("path", "input")
@@ -127,7 +135,6 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 	if _, err := agenthttp.DecodeTaskMessage(b, agenthttp.Limits{}); err != nil {
 		return nil, fault.New(fault.Invalid, "%v", err)
 	}
-	key := itemID(t.RunID, t.TaskID)
 	ch := make(chan *agenthttp.ResultMessage, 1)
 	c.mu.Lock()
 	if c.pending == nil {
@@ -143,6 +150,7 @@ func (c *Client) Invoke(ctx context.Context, name, taskID string, input json.Raw
 	c.mu.Unlock()
 	defer c.forget(key)
 	if _, err := c.Queue.Enqueue(ctx, queue.Message{Topic: c.tasks(), ID: key, Payload: b}); err != nil {
+		telemetry.Fail(span, err)
 		return nil, err
 	}
 	wait := c.MaxWait

@@ -13,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
 )
 
@@ -168,7 +169,11 @@ func (w *Worker) handle(ctx context.Context, it queue.Item) {
 		w.ack(ctx, it)
 		return
 	}
-	callCtx, cancel := context.WithCancel(ctx)
+	// The call continues the caller's trace: the task carries its context.
+	spanCtx, span := telemetry.StartProcess(telemetry.Carrier{Traceparent: t.Traceparent, Tracestate: t.Tracestate,
+		Baggage: t.Baggage}.Context(ctx), it.Topic, it.ID, it.Attempts, it.EnqueuedAt)
+	defer span.End()
+	callCtx, cancel := context.WithCancel(spanCtx)
 	defer cancel()
 	if w.Local != nil && t.ResultTopic() == w.Local.replyTo() {
 		// Its caller waits in this process: when it gives up, the call
@@ -188,6 +193,7 @@ func (w *Worker) handle(ctx context.Context, it queue.Item) {
 		callCtx = op.WithAgentUpdates(callCtx, w.updates(ctx, t))
 	}
 	out, err := w.Invoker.Invoke(callCtx, t.AgentName, t.TaskID, t.InputData, t.CorrelationID)
+	telemetry.Fail(span, err)
 	hold.Stop()
 	if ctx.Err() != nil {
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Stored adapts store.Checkpoints to engine.Checkpointer: the engine's
@@ -35,7 +36,10 @@ func (c Stored) Save(ctx context.Context, cp *engine.Checkpoint) error {
 	if limit := store.ExecutionLimit(c.MaxBytes); len(data) > limit {
 		return store.OverStoredLimit("state", cp.ExecutionID, len(data), limit)
 	}
-	return c.Store.SaveCheckpoint(ctx, cp.ExecutionID, data)
+	start := telemetry.WriteStart()
+	err = c.Store.SaveCheckpoint(ctx, cp.ExecutionID, data)
+	telemetry.SlowWrite(ctx, "checkpoint.save", start, len(data))
+	return err
 }
 
 // Load returns the latest checkpoint; NotFound when there is none.

@@ -103,6 +103,7 @@ func newRoot(io Stdio) *cobra.Command {
 		newExecCmd(io),
 		newRunsCmd(io),
 		newAuditCmd(io),
+		newRetentionCmd(io),
 	)
 	strictGroups(root)
 	root.SetHelpCommand(newHelpCmd(root))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/config"
 	"github.com/sluicehq/sluice/internal/gateway"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 type serveFlags struct {
@@ -68,6 +69,11 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 	log := newLogger(io, cfg)
 	tuneGC()
 	ctx := cmd.Context()
+	flushTraces, err := startTracing(ctx, cfg, "gateway", log)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
 	app, err := gateway.Open(ctx, cfg, gateway.Options{Logger: log})
 	if err != nil {
 		return startupFailure(err)
@@ -143,10 +149,11 @@ func (f serveFlags) apply(cmd *cobra.Command, cfg *config.Config) (map[string]st
 
 func newLogger(io Stdio, cfg *config.Config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.Log.SlogLevel()}
+	// Records logged under a span carry its trace_id and span_id.
 	if cfg.Log.Format == "json" {
-		return slog.New(slog.NewJSONHandler(io.Err, opts))
+		return slog.New(telemetry.LogHandler(slog.NewJSONHandler(io.Err, opts)))
 	}
-	return slog.New(slog.NewTextHandler(io.Err, opts))
+	return slog.New(telemetry.LogHandler(slog.NewTextHandler(io.Err, opts)))
 }
 
 // serverGCPercent is the garbage collector's target for the server when

@@ -65,6 +65,11 @@ func runWorker(cmd *cobra.Command, io Stdio, f workerFlags) error {
 	}
 	log := newLogger(io, cfg)
 	ctx := cmd.Context()
+	flushTraces, err := startTracing(ctx, cfg, "worker", log)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
 	w, err := gateway.OpenWorker(ctx, cfg, gateway.Options{Logger: log})
 	if err != nil {
 		return startupFailure(err)

@@ -32,10 +32,12 @@ type Config struct {
 	MCP          MCP        `yaml:"mcp"`
 	A2S          A2S        `yaml:"a2s"`
 	Store        Store      `yaml:"store"`
+	Retention    Retention  `yaml:"retention"`
 	Discovery    Discovery  `yaml:"discovery"`
 	Agents       Agents     `yaml:"agents"`
 	Metrics      Metrics    `yaml:"metrics"`
 	Console      Console    `yaml:"console"`
+	Telemetry    Telemetry  `yaml:"telemetry"`
 	// AdminKeyFile names a file (mode 0600) holding the admin key. The key
 	// itself is never read from the config file: a secret does not belong in
 	// a file that is copied, versioned and shown around.
@@ -186,6 +188,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Duration("session_ttl", c.Session.TTL),
 		slog.Int("session_max_parallel", c.Session.MaxParallel),
 		slog.Bool("metrics", c.Metrics.Enabled),
+		slog.Bool("traces", c.Telemetry.Enabled()),
 		slog.Bool("store_postgres", c.Store.Postgres()),
 		slog.String("agents_queue", c.Agents.Redacted()),
 		slog.Int("agents_workers", c.Agents.Workers),

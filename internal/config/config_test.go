@@ -50,11 +50,15 @@ func TestDefaults(t *testing.T) {
 		A2S: config.A2S{Audit: map[string][]string{"basic": {"audited", "unaudited", "in-progress"},
 			"elevated": {"audited"}, "admin": {"audited"}}},
 		Store: config.Store{DSN: "sqlite", MaxExecutionBytes: 64 << 20},
+		Retention: config.Retention{Runs: 30 * 24 * time.Hour, Audit: 30 * 24 * time.Hour, Interval: 5 * time.Minute,
+			Batch: 100, Pause: 20 * time.Millisecond, Reclaim: 64 << 20},
 		Discovery: config.Discovery{Embeddings: config.Embeddings{VectorWeight: 1, Timeout: 30 * time.Second, Batch: 64}, WordNet: true, WordVectors: true, Learning: config.Learning{Enabled: true, Retention: 4320 * time.Hour},
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute, ACP: config.ACP{Commands: map[string]config.ACPCommand{},
 			MaxProcesses: 8, IdleTimeout: 5 * time.Minute, StartTimeout: 10 * time.Second, MaxStderrBytes: 64 << 10, PendingTimeout: 10 * time.Minute}},
 		Console: config.Console{Enabled: true, SessionTTL: 8 * time.Hour},
+		Telemetry: config.Telemetry{Exporter: "none", Protocol: "http/protobuf", ServiceName: "sluice",
+			Sampler: "parentbased_always_on", SlowStoreWrite: 50 * time.Millisecond},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -582,6 +586,16 @@ func TestDiscoveryVocabulary(t *testing.T) {
 	}
 }
 
+// loadText loads a config file holding text, without the environment.
+func loadText(t *testing.T, text string) (*config.Config, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sluice.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+}
+
 func TestStoreMaxExecutionBytes(t *testing.T) {
 	for file, want := range map[string]string{
 		"store:\n  max_execution_bytes: 4KiB\n":  "",
@@ -589,9 +603,7 @@ func TestStoreMaxExecutionBytes(t *testing.T) {
 		"store:\n  max_execution_bytes: 65MiB\n": "store.max_execution_bytes: must be between 1KiB and 64MiB",
 		"store:\n  max_execution_bytes: 10\n":    "store.max_execution_bytes: must be between 1KiB and 64MiB",
 	} {
-		path := filepath.Join(t.TempDir(), "sluice.yaml")
-		_ = os.WriteFile(path, []byte(file), 0o644)
-		cfg, err := config.Load(config.Options{Path: path, LookupEnv: env(nil)})
+		cfg, err := loadText(t, file)
 		switch {
 		case want == "" && err != nil:
 			t.Fatalf("%q: %v", file, err)
@@ -600,5 +612,65 @@ func TestStoreMaxExecutionBytes(t *testing.T) {
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Fatalf("%q: %v, want %q", file, err, want)
 		}
+	}
+}
+
+// The standard OTEL_* variables set the telemetry section, and a bad one is
+// refused naming the variable.
+func TestTelemetryFromOTelEnvironment(t *testing.T) {
+	c, err := config.Load(config.Options{LookupEnv: env(map[string]string{
+		"OTEL_TRACES_EXPORTER":        "otlp",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+		"OTEL_SERVICE_NAME":           "edge-gw",
+		"OTEL_TRACES_SAMPLER":         "parentbased_traceidratio",
+		"OTEL_TRACES_SAMPLER_ARG":     "0.25",
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := c.Telemetry
+	if !tel.Enabled() || tel.Endpoint != "http://127.0.0.1:4318" || tel.Protocol != "grpc" || tel.ServiceName != "edge-gw" ||
+		tel.Sampler != "parentbased_traceidratio" || tel.Ratio() != 0.25 {
+		t.Fatalf("telemetry = %+v", tel)
+	}
+	_, err = config.Load(config.Options{LookupEnv: env(map[string]string{"OTEL_TRACES_SAMPLER": "sometimes"})})
+	if err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_SAMPLER") || !strings.Contains(err.Error(), "telemetry.sampler") {
+		t.Fatalf("a bad sampler: %v", err)
+	}
+	_, err = config.Load(config.Options{LookupEnv: env(map[string]string{"OTEL_TRACES_SAMPLER_ARG": "2"})})
+	if err == nil || !strings.Contains(err.Error(), "telemetry.sampler_arg") {
+		t.Fatalf("a ratio over 1: %v", err)
+	}
+}
+
+// TestRetention: 0 keeps for ever, ages under an hour and batches over the
+// store's bound are refused with their path, and the environment sets runs.
+func TestRetention(t *testing.T) {
+	for file, want := range map[string]string{
+		"retention:\n  runs: 0s\n  audit: 0s\n": "",
+		"retention:\n  runs: 90h\n":             "",
+		"retention:\n  runs: 30m\n":             "retention.runs",
+		"retention:\n  batch: 0\n":              "retention.batch",
+		"retention:\n  batch: 5001\n":           "retention.batch",
+		"retention:\n  pause: 2m\n":             "retention.pause",
+		"retention:\n  interval: 0s\n":          "retention.interval",
+		"retention:\n  reclaim: 1MiB\n":         "",
+		"retention:\n  keep: 1\n":               "retention.keep",
+	} {
+		_, err := loadText(t, file)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", file, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want a problem at %s", file, err, want)
+		}
+	}
+	cfg, err := config.Load(config.Options{LookupEnv: env(map[string]string{"SLUICE_RETENTION_RUNS": "48h", "SLUICE_RETENTION_AUDIT": "0s"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Retention.Runs != 48*time.Hour || cfg.Retention.Audit != 0 {
+		t.Fatalf("from the environment: %+v", cfg.Retention)
 	}
 }

@@ -28,8 +28,20 @@ var envOverrides = []struct{ name, path string }{
 	{"SLUICE_CONSOLE_ADDR", "console.addr"},
 	{"SLUICE_ADMIN_KEY_FILE", "admin_key_file"},
 	{"SLUICE_STORE", "store.dsn"},
+	{"SLUICE_RETENTION_RUNS", "retention.runs"},
+	{"SLUICE_RETENTION_AUDIT", "retention.audit"},
 	{"SLUICE_QUEUE", "agents.queue"},
 	{"SLUICE_AGENT_WORKERS", "agents.workers"},
+	// OpenTelemetry's own variables, as every OTel SDK reads them.
+	{"OTEL_TRACES_EXPORTER", "telemetry.exporter"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "telemetry.endpoint"},
+	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "telemetry.traces_endpoint"},
+	{"OTEL_EXPORTER_OTLP_PROTOCOL", "telemetry.protocol"},
+	{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "telemetry.protocol"},
+	{"OTEL_SERVICE_NAME", "telemetry.service_name"},
+	{"OTEL_TRACES_SAMPLER", "telemetry.sampler"},
+	{"OTEL_TRACES_SAMPLER_ARG", "telemetry.sampler_arg"},
+	{"OTEL_RESOURCE_ATTRIBUTES", "telemetry.resource_attributes"},
 }
 
 // applyEnv sets the overridden keys of cfg; an empty variable counts as unset.

@@ -74,6 +74,7 @@ func (d *decoder) validate(c *Config) {
 	}
 	d.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	d.oneOf("log.format", c.Log.Format, "text", "json")
+	d.validateTelemetry(c.Telemetry)
 
 	d.durationIn("server.read_header_timeout", c.Server.ReadHeaderTimeout, time.Second, time.Hour)
 	d.durationIn("server.read_timeout", c.Server.ReadTimeout, time.Second, day)
@@ -143,6 +144,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateA2S(c.A2S)
 	d.validateDiscovery(c.Discovery)
 	d.validateAgents(c.Agents)
+	d.validateRetention(c.Retention)
 	d.sizeIn("store.max_execution_bytes", c.Store.MaxExecutionBytes, 1<<10, MaxStoredExecutionBytes)
 	if c.Store.DSN != "" && c.Store.DSN != "sqlite" && !c.Store.Postgres() {
 		d.bad("store.dsn", "want \"sqlite\" or a postgres:// URL")

@@ -253,7 +253,8 @@ func TestNoProxyFromEnvironment(t *testing.T) {
 	if c.Timeout <= 0 || c.CheckRedirect == nil {
 		t.Fatal("client must be bounded and check redirects")
 	}
-	tr := c.Transport.(*http.Transport)
+	// Under the tracing transport (internal/telemetry) is egress's own.
+	tr := c.Transport.(interface{ Unwrap() http.RoundTripper }).Unwrap().(*http.Transport)
 	if tr.TLSHandshakeTimeout <= 0 || tr.ResponseHeaderTimeout <= 0 {
 		t.Fatal("transport must bound its waits")
 	}

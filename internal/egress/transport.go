@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // DeniedError is a refused connection or redirect. It names the host and, for a
@@ -166,7 +168,9 @@ func NewClient(p Policy, opts ...Option) *http.Client {
 	}
 	o = o.withDefaults()
 	return &http.Client{
-		Transport:     NewTransportWith(p, o),
+		// Each request gets a client span and carries the trace context
+		// (nothing when tracing is off).
+		Transport:     telemetry.Transport(NewTransportWith(p, o)),
 		CheckRedirect: CheckRedirect(o.MaxRedirects),
 		Timeout:       o.Timeout,
 	}

@@ -9,8 +9,14 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/op"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // attemptEnd says how one attempt ended.
@@ -24,6 +30,14 @@ const (
 	endCancelled                     // the caller cancelled
 	endAborted                       // a sibling iteration halted
 )
+
+// noAttemptSpan stands for the span of an attempt that has none.
+var noAttemptSpan = trace.SpanFromContext(context.Background())
+
+// attemptEndNames name the ends of an attempt that failed, as the attempt
+// span's error.type.
+var attemptEndNames = [...]string{endDone: "", endErr: "error", endOpTimeout: "timeout",
+	endExecTimeout: "execution_timeout", endCancelled: "cancelled", endAborted: "aborted"}
 
 // errAbandoned stands for the error of an operation that did not return
 // within the grace period after its context ended.
@@ -57,7 +71,20 @@ func (e *Engine) backoff(p RetryPolicy, n int) time.Duration {
 // execute runs a step's attempts: from the cache when it may, else with
 // retries of retryable failures. It returns the output, whether it came from
 // the cache, a halt of the whole execution, or the step's final error.
-func (ex *execution) execute(f *frame, pos string, st *Step) (any, bool, halt, *fault.Error) {
+func (ex *execution) execute(f *frame, pos string, st *Step) (out any, cached bool, h halt, fe *fault.Error) {
+	// One span per step, one child per attempt: retries show in the trace.
+	octx, span := telemetry.StartNamed(f.ctx, "operation", st.Name, trace.SpanKindInternal)
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.AttrOperation.String(st.Name), telemetry.AttrOperationID.String(st.ID),
+			telemetry.AttrExecutionID.String(ex.id))
+		defer func() {
+			span.SetAttributes(attribute.Bool("sluice.cache_hit", cached))
+			if fe != nil {
+				telemetry.Fail(span, fe)
+			}
+		}()
+	}
+	defer span.End()
 	var key string
 	if ex.e.cache != nil && st.Cache && st.Spec.Pure && !st.Spec.Control && st.Spec.CacheTTL > 0 {
 		if k, ok := cacheKey(st, f.v); ok {
@@ -89,7 +116,7 @@ func (ex *execution) execute(f *frame, pos string, st *Step) (any, bool, halt, *
 		if capped {
 			timeout = remaining
 		}
-		out, end, err := ex.attempt(f, pos, st, attempt, timeout, capped)
+		out, end, err := ex.attempt(octx, f, pos, st, attempt, timeout, capped)
 		var fe *fault.Error
 		switch end {
 		case endDone:
@@ -126,7 +153,7 @@ func (ex *execution) execute(f *frame, pos string, st *Step) (any, bool, halt, *
 			}
 			fe = stepError(st, err)
 			if fe.Kind == fault.Internal && fe.Cause != nil {
-				ex.logger.Error("operation failed", "operationId", st.ID, "error", fe)
+				ex.logger.ErrorContext(octx, "operation failed", "operationId", st.ID, "error", fe)
 			}
 		}
 		if !fe.Retryable || attempt > policy.MaxRetries {
@@ -174,14 +201,32 @@ type attemptResult struct {
 // attempt runs the operation once with timeout. The operation runs in its own
 // goroutine so that one which ignores its context, or panics, cannot hang or
 // crash the engine: after the context ends it gets AbandonGrace to return.
-func (ex *execution) attempt(f *frame, pos string, st *Step, n int, timeout time.Duration, capped bool) (any, attemptEnd, error) {
+func (ex *execution) attempt(parent context.Context, f *frame, pos string, st *Step, n int, timeout time.Duration, capped bool) (_ any, end attemptEnd, err error) {
+	// parent is f.ctx, or the step's span under it. The first attempt of a
+	// pure operation (data in memory, no call out) has no span of its own:
+	// the step's span is its whole story, and on the 5-operation data
+	// workflow the five spans cost more than the rest of a sampled trace
+	// (docs/performance.md). A retry always has its span.
+	actx, span := parent, noAttemptSpan
+	if n > 1 || !st.Spec.Pure {
+		actx, span = telemetry.Start(parent, "attempt", trace.SpanKindInternal)
+	}
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.AttrAttempt.Int(n))
+		defer func() {
+			if end != endDone {
+				span.SetStatus(codes.Error, attemptEndNames[end])
+				span.SetAttributes(semconv.ErrorTypeKey.String(attemptEndNames[end]))
+			}
+		}()
+	}
+	defer span.End()
 	// A capped attempt ends with the execution's budget, which f.ctx carries
 	// already: no second timer. (With the default 30 s attempt timeout and 30 s
 	// budget, that is every attempt.)
-	actx := f.ctx
 	if !capped {
 		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(f.ctx, timeout)
+		actx, cancel = context.WithTimeout(actx, timeout)
 		defer cancel()
 	}
 	rc := &op.RunContext{

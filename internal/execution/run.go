@@ -14,6 +14,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ids"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/internal/validate"
 	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/a2e"
@@ -181,7 +182,9 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Progra
 	rec.BudgetMs = budget.Milliseconds()
 	if !storeWhenDone {
 		rec.Status = store.StatusRunning
+		start := telemetry.WriteStart()
 		stored, created, err := m.cfg.Store.CreateExecution(ctx, rec)
+		telemetry.SlowWrite(ctx, "execution.create", start, len(rec.Document)+len(rec.Input))
 		if err != nil {
 			return nil, err
 		}
@@ -202,10 +205,12 @@ func (m *Manager) runSync(ctx context.Context, p *account.Principal, prog Progra
 	if k.SyncResumes {
 		eng = m.durable
 	}
-	res := eng.Run(runCtx, prog.Plan(), engine.RunOptions{
+	spanCtx, span := startRun(runCtx, rec)
+	res := eng.Run(spanCtx, prog.Plan(), engine.RunOptions{
 		ExecutionID: rec.ID, Account: p.ID, SessionID: rec.SessionID, Input: input,
 		MaxExecutionTime: budget, MaxDataBytes: p.Limits.MaxDataBytes, OnEvent: r.event,
 	})
+	endRun(span, res.Status)
 	if storeWhenDone {
 		return m.completeOnce(ctx, prog, rec, res, r)
 	}
@@ -237,9 +242,11 @@ func (m *Manager) completeOnce(ctx context.Context, prog Program, rec store.Exec
 	}
 	r.complete(s.result)
 	rec.Status, rec.Result, rec.Errors = store.Status(s.res.Status), s.result, s.errs
+	start := telemetry.WriteStart()
 	if _, _, err := m.cfg.Store.CreateExecution(context.WithoutCancel(ctx), rec); err != nil {
 		return nil, err
 	}
+	telemetry.SlowWrite(ctx, "execution.create", start, len(rec.Document)+len(rec.Input)+len(s.result)+len(s.errs))
 	m.finished(rec.Status)
 	return &Outcome{Result: s.res, ResultJSON: s.result}, nil
 }
@@ -260,7 +267,9 @@ func storedInput(e store.Execution) (any, error) {
 // record that became final meanwhile (cancelled by the caller) keeps its state.
 func (m *Manager) finish(ctx context.Context, prog Program, rec store.Execution, s settled) error {
 	status := store.Status(s.res.Status)
+	start := telemetry.WriteStart()
 	err := m.cfg.Store.UpdateExecution(ctx, rec.AccountID, rec.ID, store.ExecutionUpdate{Status: status, Result: s.result, Errors: s.errs})
+	telemetry.SlowWrite(ctx, "execution.update", start, len(s.result)+len(s.errs))
 	if fe, ok := fault.As(err); ok && fe.Kind == fault.Conflict {
 		return nil
 	}
@@ -331,6 +340,6 @@ func (m *Manager) acquire(p *account.Principal) (func(), error) {
 // enqueue puts an execution on the queue; one already there is left as it is.
 func (m *Manager) enqueue(ctx context.Context, e store.Execution) error {
 	// The account is the item's group: workers take accounts round-robin.
-	_, err := m.cfg.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: e.ID, Payload: []byte(e.AccountID), Group: e.AccountID})
+	_, err := m.cfg.Queue.Enqueue(ctx, queue.Message{Topic: Topic, ID: e.ID, Payload: queuePayload(ctx, e.AccountID), Group: e.AccountID})
 	return err
 }

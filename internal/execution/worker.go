@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Start queues again what a crash left unqueued, then starts the workers of
@@ -145,7 +146,11 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	m.busy.Add(1)
 	defer m.busy.Add(-1)
 	id := it.ID
-	e, err := m.cfg.Store.GetExecution(ctx, string(it.Payload), id)
+	accountID, tc := fromQueuePayload(it.Payload)
+	// The run continues the trace of the request that queued it.
+	ctx, span := telemetry.StartProcess(tc.Context(ctx), it.Topic, it.ID, it.Attempts, it.EnqueuedAt)
+	defer span.End()
+	e, err := m.cfg.Store.GetExecution(ctx, accountID, id)
 	if err != nil {
 		if fe, ok := fault.As(err); ok && fe.Kind == fault.NotFound {
 			_ = m.cfg.Queue.Ack(ctx, it) // nothing to run
@@ -208,7 +213,13 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	stopWatch := m.watchCancel(runCtx, e, cancel)
 	defer stopWatch()
 
-	s, err := m.resume(runCtx, p.ID, k.Method, prog, e, p.Limits.MaxDataBytes)
+	spanCtx, runSpan := startRun(runCtx, e)
+	s, err := m.resume(spanCtx, p.ID, k.Method, prog, e, p.Limits.MaxDataBytes)
+	if s.res != nil {
+		endRun(runSpan, s.res.Status)
+	} else {
+		telemetry.End(runSpan, err)
+	}
 	if err != nil {
 		m.log.Error("execution could not resume", "executionId", id, "error", fault.From(err))
 		_ = m.cfg.Queue.Nack(ctx, it, 5*time.Second)

@@ -253,7 +253,7 @@ func (d *Dispatcher) auditA2A(ctx context.Context, requestID, method string, p *
 	if d.audit != nil {
 		d.audit.Record(rec)
 	}
-	d.metrics.request(transportA2A, method, rec.ErrorCode, rec.Decision, latency)
+	d.metrics.request(ctx, transportA2A, method, rec.ErrorCode, rec.Decision, latency)
 }
 
 // a2aErrorCode is err's code in the audit: fault's code, or A2A's reason

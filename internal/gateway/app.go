@@ -189,6 +189,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
+	pruner := newPruner(a.db, cfg.Retention, clk, log, reg)
 	var srv *Server
 	a.execs = execution.New(execution.Config{
 		Store: a.db, Queue: a.queue, Runner: runner, Accounts: accounts, Cache: resultCache,
@@ -301,7 +302,8 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 		AgentFlows:   flows,
 		// The webhooks are POSTed under the egress rule, each POST bounded
 		// by the sender itself.
-		A2APush: a2aserver.Push{Store: a.db, Vault: sealed, Egress: pol, Client: egress.NewClient(pol)},
+		A2APush:   a2aserver.Push{Store: a.db, Vault: sealed, Egress: pol, Client: egress.NewClient(pol)},
+		Retention: pruner,
 		Ready: func(ctx context.Context) error {
 			_, err := a.db.GetAccount(ctx, account.AdminID)
 			return err
@@ -335,6 +337,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}
 	a.background(func() { _ = a.agentCalls.Run(runCtx) })
 	a.background(func() { srv.RunA2APush(runCtx) })
+	a.background(func() { pruner.Run(runCtx) })
 	if n := cfg.Agents.Workers; n > 0 {
 		w := &bridge.Worker{Queue: agentQueue, Invoker: agents.Invoker, Local: a.agentCalls, Workers: n,
 			Monitoring: cfg.Agents.MonitoringTopic, ResultTTL: bridge.ResultTTL(cfg.Agents.MaxWait), Clock: clk,

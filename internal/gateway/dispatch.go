@@ -8,9 +8,12 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -128,6 +131,7 @@ func (d *Dispatcher) register(name string, a access, h handler) {
 // final frame (unless the sink fails).
 func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) {
 	start := d.clock.Now()
+	ctx, span := startCall(ctx, c)
 	m, decision, refusal := d.admit(ctx, c)
 	// The stream is made after authentication, so its frames carry the
 	// account, not what the envelope claimed.
@@ -135,21 +139,22 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 	w, err := e2a.NewStreamWriter(c.Env, rec, e2a.StreamOptions{Now: d.clock.Now})
 	if err != nil {
 		// Ingress codecs always set a request id; this is a defect.
-		d.logger.Error("dispatch without a request id", "method", c.Env.Method, "error", err)
+		d.logger.ErrorContext(ctx, "dispatch without a request id", "method", c.Env.Method, "error", err)
+		endCall(span, c, decision, "internal")
 		return
 	}
 	switch {
 	case refusal != nil:
-		d.fail(w, c, refusal)
+		d.fail(ctx, w, c, refusal)
 	case c.decodeErr != nil:
-		d.fail(w, c, c.decodeErr)
+		d.fail(ctx, w, c, c.decodeErr)
 	default:
 		if err := d.call(ctx, m.handle, c, w); err != nil {
-			d.fail(w, c, err)
+			d.fail(ctx, w, c, err)
 		}
 	}
 	if err := w.Close(); err != nil && !errors.Is(err, context.Canceled) {
-		d.logger.Debug("frame not delivered", "requestId", c.Env.RequestID, "error", err)
+		d.logger.DebugContext(ctx, "frame not delivered", "requestId", c.Env.RequestID, "error", err)
 	}
 	latency := d.clock.Now().Sub(start)
 	r := AuditRecord{
@@ -163,10 +168,11 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c *Call, sink e2a.FrameSink) 
 		d.audit.Record(r)
 	}
 	if d.logger.Enabled(ctx, slog.LevelDebug) {
-		d.logger.Debug("call", "requestId", r.RequestID, "transport", c.Transport, "method", r.Method,
+		d.logger.DebugContext(ctx, "call", "requestId", r.RequestID, "transport", c.Transport, "method", r.Method,
 			"account", r.AccountID, "decision", r.Decision, "status", r.Status, "code", r.ErrorCode, "latencyMs", latency.Milliseconds())
 	}
-	d.metrics.request(c.Transport, c.Env.Method, rec.code, decision, latency)
+	d.metrics.request(ctx, c.Transport, c.Env.Method, rec.code, decision, latency)
+	endCall(span, c, decision, rec.code)
 }
 
 // admit is the policy chain: it returns the method, the audit decision, and
@@ -199,12 +205,21 @@ func (d *Dispatcher) admit(ctx context.Context, c *Call) (method, string, error)
 	c.Env.UserID = p.ID
 	c.Env.IdentityOrigin = e2a.OriginAgent
 	c.Env.Auth = nil
+	_, span := telemetry.Start(ctx, "authorize", trace.SpanKindInternal)
 	if m.access == accessAdmin && !p.Admin() {
-		return m, DecisionDeny, fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
+		err := fault.New(fault.PermissionDenied, "%s needs an admin account", c.Env.Method).
 			WithSuggestions("Use the admin key (SLUICE_ADMIN_KEY)")
+		telemetry.End(span, err)
+		return m, DecisionDeny, err
 	}
+	span.End()
 	if d.limiter != nil && !p.Admin() {
+		_, span := telemetry.Start(ctx, "rate_limit", trace.SpanKindInternal)
 		st := d.limiter.AllowRequest(p)
+		if !st.Allowed {
+			telemetry.Fail(span, fault.New(fault.RateLimited, "rate limited"))
+		}
+		span.End()
 		if st.Limit > 0 {
 			c.Limit = &st
 		}
@@ -247,7 +262,10 @@ func (d *Dispatcher) authenticate(ctx context.Context, c *Call, key string) (*ac
 // checkKey is the one place a presented key is checked: every ingress's
 // request, and every connection's handshake, comes here.
 func (d *Dispatcher) checkKey(ctx context.Context, key string) (*account.Principal, error) {
-	return d.auth.Authenticate(ctx, key)
+	ctx, span := telemetry.Start(ctx, "authenticate", trace.SpanKindInternal)
+	p, err := d.auth.Authenticate(ctx, key)
+	telemetry.End(span, err)
+	return p, err
 }
 
 // call runs a handler; a panic becomes an internal error, logged with its stack.
@@ -261,19 +279,19 @@ func (d *Dispatcher) call(ctx context.Context, h handler, c *Call, w *e2a.Stream
 }
 
 // fail writes err as the final e2a.error frame, unless one was written.
-func (d *Dispatcher) fail(w *e2a.StreamWriter, c *Call, err error) {
+func (d *Dispatcher) fail(ctx context.Context, w *e2a.StreamWriter, c *Call, err error) {
 	if w.Finished() {
 		if err != nil {
-			d.logger.Warn("error after the final frame", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fault.From(err))
+			d.logger.WarnContext(ctx, "error after the final frame", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fault.From(err))
 		}
 		return
 	}
 	code, message, details := errorBody(err)
 	switch fe := fault.From(err); fe.Kind {
 	case fault.Internal:
-		d.logger.Error("call failed", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fe)
+		d.logger.ErrorContext(ctx, "call failed", "requestId", c.Env.RequestID, "method", c.Env.Method, "error", fe)
 	case fault.Cancelled: // its caller went away: nothing failed
-		d.logger.Debug("call cancelled", "requestId", c.Env.RequestID, "method", c.Env.Method)
+		d.logger.DebugContext(ctx, "call cancelled", "requestId", c.Env.RequestID, "method", c.Env.Method)
 	}
 	_ = w.Fail(code, message, details)
 }

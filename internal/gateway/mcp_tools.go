@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -118,6 +119,9 @@ func (ms *mcpSession) call(ctx context.Context, req *mcp.CallToolRequest, name s
 	if progress != nil {
 		params["streaming"] = true
 	}
+	// A host's trace context in the request's _meta (MCP's place for it)
+	// when its HTTP request carried none.
+	ctx = telemetry.FromMeta(ctx, req.Params.Meta)
 	return ms.dispatch(ctx, e2a.MethodToolCall, params, progress), nil
 }
 

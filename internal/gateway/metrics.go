@@ -1,12 +1,15 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // metrics are the server's Prometheus series. Labels carry method and
@@ -53,12 +56,13 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	return m
 }
 
-func (m *metrics) request(transport, method, code, decision string, d time.Duration) {
+func (m *metrics) request(ctx context.Context, transport, method, code, decision string, d time.Duration) {
 	if code == "" {
 		code = "ok"
 	}
 	m.requests.WithLabelValues(transport, method, code, decision).Inc()
-	m.latency.WithLabelValues(transport, method).Observe(d.Seconds())
+	// A sampled call's trace is the bucket's exemplar.
+	telemetry.Observe(ctx, m.latency.WithLabelValues(transport, method), d.Seconds())
 }
 
 func (m *metrics) limited(method string) { m.refused.WithLabelValues(method).Inc() }
@@ -76,11 +80,15 @@ func (s *Server) Operation(name, outcome string, d time.Duration) {
 // Execution records an execution that ended with status.
 func (s *Server) Execution(status string) { s.metrics.executions.WithLabelValues(status).Inc() }
 
-// wrap counts HTTP responses by status.
+// wrap counts HTTP responses by status, and gives each request its server
+// span (telemetry: under the request's traceparent; nothing when tracing
+// is off).
 func (m *metrics) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, span := telemetry.StartServer(r)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
+		telemetry.EndServer(span, r, sw.status)
 		m.httpStatus.WithLabelValues(strconv.Itoa(sw.status)).Inc()
 	})
 }
@@ -114,5 +122,6 @@ func (w *statusWriter) Flush() {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func metricsHandler(reg *prometheus.Registry) http.Handler {
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	// OpenMetrics carries the exemplars of the latency histograms.
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/retention"
 	"github.com/sluicehq/sluice/internal/runs"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/tools"
@@ -97,6 +98,9 @@ type Services struct {
 	// store, the vault that seals their secrets, the egress rule and
 	// client); a zero Store: not offered.
 	A2APush a2aserver.Push
+	// Retention prunes finished work and keeps its policy; nil: the
+	// admin.retention methods are not offered.
+	Retention *retention.Pruner
 	// Ready reports whether the server can take work (store reachable,
 	// recovery done); nil: always.
 	Ready func(ctx context.Context) error

@@ -304,7 +304,7 @@ func (ss *sessionConn) handle(ctx context.Context, m session.Message) bool {
 		if x.CorrelationID != "" {
 			params["correlation_id"] = x.CorrelationID
 		}
-		ss.start(ctx, id, e2a.MethodToolCall, params, ss.callDone(x.ToolName))
+		ss.start(sessionTraceContext(ctx, x.Meta), id, e2a.MethodToolCall, params, ss.callDone(x.ToolName))
 	case *session.MCPRegisterReq, *session.MCPListReq, *session.MCPUnregisterReq:
 		if !ss.mcp {
 			ss.send(&session.ErrorMessage{ReqID: id, Code: session.CodeUnknownType, CapabilityName: "mcp",

@@ -34,6 +34,13 @@ const (
 	MethodAdminStats      = "admin.stats.get"
 	MethodAdminRateLimits = "admin.rate_limits.get"
 
+	// The retention of finished work (internal/retention) and what the
+	// store holds.
+	MethodAdminRetentionGet    = "admin.retention.get"
+	MethodAdminRetentionUpdate = "admin.retention.update"
+	MethodAdminRetentionPrune  = "admin.retention.prune"
+	MethodAdminStorageStats    = "admin.storage.stats"
+
 	MethodAdminAgentsRegister = "admin.agents.register"
 	MethodAdminAgentsList     = "admin.agents.list"
 	MethodAdminAgentsRemove   = "admin.agents.remove"
@@ -138,6 +145,7 @@ func withCapabilities(v *Services) bool { return v.Capabilities != nil }
 func withAgents(v *Services) bool       { return v.Agents != nil }
 func withAgentFlows(v *Services) bool   { return v.AgentFlows != nil }
 func withCatalog(v *Services) bool      { return v.Catalog != nil }
+func withRetention(v *Services) bool    { return v.Retention != nil }
 func withLearning(v *Services) bool     { return v.Catalog != nil && v.Catalog.Learning() }
 func withRegistry(v *Services) bool     { return v.Registry != nil }
 func withMCP(v *Services) bool          { return v.MCP != nil }
@@ -356,6 +364,19 @@ var methodTable = []methodSpec{
 		rest:   []restRoute{{verb: http.MethodPatch, pattern: "/api/v1/admin/accounts/{id}"}},
 		params: append(params(reqStr("id")), accountParams(mergePatch)...),
 		handle: (*Server).adminAccountsUpdate},
+	{name: MethodAdminRetentionGet, access: accessAdmin, servedIf: withRetention,
+		rest:   []restRoute{get("/api/v1/admin/retention")},
+		handle: (*Server).adminRetentionGet},
+	{name: MethodAdminRetentionUpdate, access: accessAdmin, servedIf: withRetention,
+		rest:   []restRoute{{verb: http.MethodPatch, pattern: "/api/v1/admin/retention"}},
+		params: params(retentionAge("runs"), retentionAge("audit"), boolean("reset")),
+		handle: (*Server).adminRetentionUpdate},
+	{name: MethodAdminRetentionPrune, access: accessAdmin, servedIf: withRetention,
+		rest:   []restRoute{post("/api/v1/admin/retention/prune")},
+		handle: (*Server).adminRetentionPrune},
+	{name: MethodAdminStorageStats, access: accessAdmin,
+		rest:   []restRoute{get("/api/v1/admin/storage")},
+		handle: (*Server).adminStorageStats},
 	{name: MethodAdminKeysCreate, access: accessAdmin,
 		rest: []restRoute{created("/api/v1/admin/accounts/{id}/keys")}, params: params(reqStr("id"), rfc3339("expires_at")),
 		handle: (*Server).adminKeysCreate},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/agentflow"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/retention"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
@@ -100,6 +101,7 @@ func TestRegistryIsTheTable(t *testing.T) {
 	all := Services{
 		Capabilities: struct{ CapabilityService }{}, Registry: struct{ CapabilityRegistry }{},
 		Catalog: learningCatalog{}, Agents: &Agents{}, AgentFlows: &agentflow.Runner{}, MCP: struct{ MCPService }{},
+		Retention: &retention.Pruner{},
 	}
 	s := New(Config{PublicRegistry: true}, all, nil, nil, nil)
 	if got := len(s.dispatcher.methods); got != len(methodTable) {

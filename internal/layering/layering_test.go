@@ -44,6 +44,12 @@ var rules = []rule{
 		"internal/ratelimit", "internal/audit", "internal/vault", "internal/engine", "internal/store/", "internal/cli"},
 		"the console decides nothing: every page's data and action is a gateway method called as the signed-in " +
 			"key (console.Conn), so it reaches no service, store or policy check of its own"},
+	{"internal/telemetry", []string{"internal/gateway", "internal/cli", "internal/config", "internal/store", "internal/engine",
+		"internal/execution", "internal/op", "internal/egress", "internal/agent", "internal/bridge", "internal/queue"},
+		"tracing is a leaf that every layer calls (the egress client, the engine, the queue bridge, the gateway): it " +
+			"knows none of them, and its settings come from cli (telemetry.Settings), not from config"},
+	{"internal/retention", []string{"internal/store/", "internal/engine", "internal/op", "internal/execution"},
+		"the pruner deletes rows through the store's interface and runs nothing, so it works the same on every backend"},
 	{"internal/", []string{"cmd/"}, "nothing imports the main package"},
 }
 

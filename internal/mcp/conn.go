@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/policy"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/internal/tools"
 	"github.com/sluicehq/sluice/internal/vault/redact"
 )
@@ -224,6 +225,11 @@ func (c *conn) call(ctx context.Context, tool string, args map[string]any, onEve
 		args = map[string]any{}
 	}
 	params := &sdk.CallToolParams{Name: tool, Arguments: args}
+	// The server joins the caller's trace: MCP's place for it is _meta (an
+	// HTTP server also gets the headers, from the egress client).
+	if meta := telemetry.ToMeta(ctx, nil); meta != nil {
+		params.Meta = meta
+	}
 	if onEvent == nil {
 		return c.cs.CallTool(ctx, params)
 	}

@@ -255,6 +255,8 @@ type Settings interface {
 	// SwapSetting replaces the value under name when it is old; otherwise
 	// nothing changes and the error is a Conflict (NotFound when unset).
 	SwapSetting(ctx context.Context, name string, old, value []byte) error
+	// GetSetting returns the value under name and whether there is one.
+	GetSetting(ctx context.Context, name string) (value []byte, ok bool, err error)
 }
 
 // CheckSetting checks a setting's name and value.

@@ -46,6 +46,7 @@ type Store interface {
 	Values
 	Settings
 	DiscoveryUsageStore
+	Retention
 	// Close waits for pending writes and releases the database (and the data
 	// directory's lock). Calls after Close fail with Unavailable.
 	Close() error
@@ -347,8 +348,6 @@ type Audit interface {
 	AppendAudit(ctx context.Context, recs []AuditRecord) error
 	// QueryAudit pages through matching records, newest first.
 	QueryAudit(ctx context.Context, q AuditQuery) (recs []AuditRecord, next string, err error)
-	// PruneAudit deletes records older than before and says how many went.
-	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 }
 
 // RateCounter is the count of one account in one window (kind, e.g. "hour",

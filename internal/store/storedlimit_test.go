@@ -19,3 +19,10 @@ func TestConfiguredCeilingIsTheStores(t *testing.T) {
 		}
 	}
 }
+
+// config bounds retention.batch by the store's MaxPruneBatch.
+func TestRetentionBatchIsTheStoreBound(t *testing.T) {
+	if config.MaxRetentionBatch != store.MaxPruneBatch {
+		t.Fatalf("config allows batches of %d, the store %d", config.MaxRetentionBatch, store.MaxPruneBatch)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/internal/account"
 	"github.com/sluicehq/sluice/internal/discovery"
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Tool describes one tool (RESOLUTIONS' tool/list/resp fields).
@@ -195,7 +196,11 @@ func (b *Box) Call(ctx context.Context, p *account.Principal, name string, args 
 	for _, pr := range b.providers {
 		if pr.Handles(name) {
 			start := time.Now()
+			// Every ingress's tool call (session, MCP, A2A's tool agents) is
+			// the GenAI span "execute_tool <name>".
+			ctx, span := telemetry.StartTool(ctx, name, "")
 			r, err := pr.Call(ctx, p, name, args, onEvent)
+			telemetry.End(span, err)
 			if err != nil {
 				return nil, err
 			}

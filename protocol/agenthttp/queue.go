@@ -50,9 +50,24 @@ type TaskMessage struct {
 	Conversation string `json:"conversation,omitempty"`
 	// Updates asks the worker to send the call's updates to ReplyTo as
 	// UpdateMessages while it runs (sluice's extension).
-	Updates   bool      `json:"updates,omitempty"`
-	Timestamp time.Time `json:"-"`
+	Updates bool `json:"updates,omitempty"`
+	// Traceparent, Tracestate and Baggage are the caller's W3C trace
+	// context (sluice's extension), so the worker's spans join the caller's
+	// trace whichever queue carried the task; empty when tracing is off.
+	Traceparent string    `json:"traceparent,omitempty"`
+	Tracestate  string    `json:"tracestate,omitempty"`
+	Baggage     string    `json:"baggage,omitempty"`
+	Timestamp   time.Time `json:"-"`
 }
+
+// Bounds of the trace context fields of a task message: W3C's own
+// (traceparent is 55 characters; tracestate at most 32 entries, 512
+// characters; baggage 8192 bytes).
+const (
+	MaxTraceparentBytes = 128
+	MaxTracestateBytes  = 512
+	MaxBaggageBytes     = 8192
+)
 
 // ResultTopic is where the task's result goes.
 func (m TaskMessage) ResultTopic() string {
@@ -214,7 +229,8 @@ func (m TaskMessage) MarshalJSON() ([]byte, error) {
 		Timestamp string `json:"timestamp"`
 	}{plain: plain(TaskMessage{RunID: m.RunID, TaskID: m.TaskID, AgentName: m.AgentName,
 		InputData: rawOr(m.InputData, "{}"), CorrelationID: m.CorrelationID, ReplyTo: m.ReplyTo,
-		RemoteTaskID: m.RemoteTaskID, ContextID: m.ContextID, Conversation: m.Conversation, Updates: m.Updates}), Timestamp: FormatTimestamp(m.Timestamp)})
+		RemoteTaskID: m.RemoteTaskID, ContextID: m.ContextID, Conversation: m.Conversation, Updates: m.Updates,
+		Traceparent: m.Traceparent, Tracestate: m.Tracestate, Baggage: m.Baggage}), Timestamp: FormatTimestamp(m.Timestamp)})
 }
 
 // MarshalJSON writes the seed shape with the timestamp formatted.
@@ -368,6 +384,21 @@ func DecodeTaskMessage(data []byte, lim Limits) (*TaskMessage, error) {
 	}
 	if f, ok := fs["updates"]; ok && json.Unmarshal(f.raw, &m.Updates) != nil {
 		return nil, errorf(d.what, "updates", f.off, "want true or false")
+	}
+	for _, k := range []struct {
+		key string
+		to  *string
+		max int
+	}{{"traceparent", &m.Traceparent, MaxTraceparentBytes}, {"tracestate", &m.Tracestate, MaxTracestateBytes},
+		{"baggage", &m.Baggage, MaxBaggageBytes}} {
+		if f, ok := fs[k.key]; ok {
+			if *k.to, _, err = d.optStr(f, k.key); err != nil {
+				return nil, err
+			}
+			if err := checkToken(d.what, k.key, f.off, *k.to, k.max, false); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if m.Timestamp, err = d.timestamp(fs); err != nil {
 		return nil, err

@@ -105,6 +105,9 @@ type ToolCallReq struct {
 	CorrelationID string          `json:"correlation_id,omitempty"`
 	Streaming     bool            `json:"streaming,omitempty"`
 	Timeout       float64         `json:"timeout,omitempty" a2e:"nonneg"`
+	// Meta is sluice's extension, as MCP's _meta: the caller's W3C trace
+	// context (traceparent, tracestate, baggage) among other keys.
+	Meta json.RawMessage `json:"_meta,omitempty" a2e:"object"`
 }
 
 func (*ToolCallReq) MessageType() string { return TypeToolCallReq }

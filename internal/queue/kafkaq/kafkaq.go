@@ -66,6 +66,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Defaults of Options.
@@ -284,6 +285,11 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	}
 	if m.Group != "" {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: hdrGroup, Value: []byte(m.Group)})
+	}
+	// The sender's trace context, as Kafka's own tracing reads it (sluice's
+	// consumers read it from the payload, whichever queue carried it).
+	for _, h := range telemetry.MessageHeaders(ctx) {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h[0], Value: []byte(h[1])})
 	}
 	if m.NotBefore.After(now) {
 		rec.Topic = q.tierFor(m.NotBefore.Sub(now))

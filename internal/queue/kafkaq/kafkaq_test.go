@@ -6,11 +6,15 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/queue/kafkaq"
 	"github.com/sluicehq/sluice/internal/queue/queuetest"
+	"github.com/sluicehq/sluice/internal/telemetry"
+	"github.com/sluicehq/sluice/internal/telemetry/telemetrytest"
 )
 
 var ctx = context.Background()
@@ -124,4 +128,41 @@ func TestItemsSurviveAMember(t *testing.T) {
 			t.Fatalf("b not delivered again: %v", err)
 		}
 	}
+}
+
+// With tracing on, a message carries its sender's traceparent as a Kafka
+// header, for the broker's own tools and other consumers.
+func TestMessagesCarryTheTraceparentHeader(t *testing.T) {
+	telemetrytest.Install(t)
+	b := newCluster(t)
+	q := open(t, b)
+	defer q.Close()
+	sctx, span := telemetry.Start(ctx, "send", trace.SpanKindProducer)
+	if _, err := q.Enqueue(sctx, queue.Message{Topic: "tasks", ID: "t1", Payload: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	span.End()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b...), kgo.ConsumeRegex(), kgo.ConsumeTopics(".*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	want := "00-" + span.SpanContext().TraceID().String() + "-" + span.SpanContext().SpanID().String() + "-01"
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		fctx, cancel := context.WithTimeout(ctx, time.Second)
+		fs := cl.PollFetches(fctx)
+		cancel()
+		for _, r := range fs.Records() {
+			for _, h := range r.Headers {
+				if h.Key == "traceparent" {
+					if string(h.Value) != want {
+						t.Fatalf("traceparent header %q, want %q", h.Value, want)
+					}
+					return
+				}
+			}
+		}
+	}
+	t.Fatal("no record with a traceparent header")
 }

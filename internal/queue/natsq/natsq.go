@@ -75,6 +75,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Defaults of Options.
@@ -280,6 +281,11 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	msg.Header.Set(hdrEnqueued, now.UTC().Format(time.RFC3339Nano))
 	if m.Group != "" {
 		msg.Header.Set(hdrGroup, m.Group)
+	}
+	// The sender's trace context (at most ~600 bytes), as NATS tooling reads
+	// it; sluice's consumers read it from the payload.
+	for _, h := range telemetry.MessageHeaders(ctx) {
+		msg.Header.Set(h[0], h[1])
 	}
 	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequenceForSubject(0, q.n.anyState(m.Topic, m.ID))}
 	due := now

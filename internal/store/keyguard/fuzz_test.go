@@ -20,6 +20,11 @@ func (s stored) ClaimSetting(_ context.Context, name string, value []byte) ([]by
 
 func (s stored) SwapSetting(context.Context, string, []byte, []byte) error { return nil }
 
+func (s stored) GetSetting(_ context.Context, name string) ([]byte, bool, error) {
+	v, ok := s[name]
+	return v, ok, nil
+}
+
 // Whatever the database holds as the pepper's probe or the master key's id,
 // Check answers with an error or nil, never a panic, and never accepts a
 // probe it did not verify.

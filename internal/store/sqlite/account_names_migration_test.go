@@ -32,7 +32,7 @@ func TestAccountNamesMigration(t *testing.T) {
 	storetest.ExecAll(t, func(stmt string) error { _, err := raw.Exec(stmt); return err },
 		`DROP INDEX accounts_name`,
 		`UPDATE accounts SET name = 'ops' WHERE id IN ('acct-b', 'acct-c')`,
-		`DELETE FROM schema_migrations WHERE version = 18`)
+		`DELETE FROM schema_migrations WHERE version >= 18`)
 	raw.Close()
 
 	db, err = sqlite.Open(ctx, sqlite.Options{Dir: dir})

@@ -135,8 +135,11 @@ func (db *DB) open(ctx context.Context, o Options) error {
 	common.Add("_pragma", "foreign_keys(1)")
 
 	// wal_autocheckpoint(0): checkpoints run in their own connection (see
-	// walCheckpointer), never inside a commit.
-	wq := url.Values{"_pragma": append([]string{"journal_mode(WAL)", "journal_size_limit(67108864)", "cache_size(-16000)", "wal_autocheckpoint(0)"}, common["_pragma"]...)}
+	// walCheckpointer), never inside a commit. auto_vacuum(2), first: a new
+	// database keeps its free pages in a list that ReclaimSpace gives back
+	// to the file system (retention.go); on an existing one it changes
+	// nothing until a VACUUM (Compact).
+	wq := url.Values{"_pragma": append([]string{"auto_vacuum(2)", "journal_mode(WAL)", "journal_size_limit(67108864)", "cache_size(-16000)", "wal_autocheckpoint(0)"}, common["_pragma"]...)}
 	wq.Set("_txlock", "immediate")
 	wdb, err := sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/sluicehq/sluice/internal/store"
 )
@@ -77,15 +76,4 @@ func (s *Store) QueryAudit(ctx context.Context, q store.AuditQuery) ([]store.Aud
 	}
 	out, next := nextPage(out, limit, func(r store.AuditRecord) string { return seqCursor(r.ID) })
 	return out, next, nil
-}
-
-// PruneAudit implements store.Audit.
-func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := s.b.Write(ctx, func(tx Querier) error {
-		var err error
-		n, err = tx.Exec(ctx, `DELETE FROM audit WHERE time < ?`, s.b.Time(before))
-		return err
-	})
-	return n, s.b.WriteErr("the audit records", err)
 }

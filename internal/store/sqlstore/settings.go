@@ -46,3 +46,22 @@ func (s *Store) SwapSetting(ctx context.Context, name string, old, value []byte)
 	})
 	return s.b.WriteErr("the setting", err)
 }
+
+// GetSetting implements store.Settings.
+func (s *Store) GetSetting(ctx context.Context, name string) ([]byte, bool, error) {
+	if err := store.CheckID("setting name", name); err != nil {
+		return nil, false, err
+	}
+	var v []byte
+	err := s.b.Read(ctx, func(q Querier) error {
+		v = nil
+		return q.QueryRow(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&v)
+	})
+	if s.b.IsNoRows(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.b.ReadErr("the setting", err)
+	}
+	return v, true, nil
+}

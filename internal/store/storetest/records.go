@@ -195,11 +195,17 @@ func testAudit(t *testing.T, s store.Store) {
 		t.Fatalf("a refused batch landed in part: %d records", len(got))
 	}
 
-	n, err := s.PruneAudit(ctx, base.Add(5*time.Minute))
-	must(t, err)
-	if n != 5 {
-		t.Fatalf("pruned %d, want 5", n)
+	// A batch of 3 takes the 3 oldest of the 5 before the cutoff; the next
+	// takes the other 2 and stops short of its limit.
+	for _, want := range []int64{3, 2, 0} {
+		n, err := s.PruneAudit(ctx, base.Add(5*time.Minute), 3)
+		must(t, err)
+		if n != want {
+			t.Fatalf("pruned %d, want %d", n, want)
+		}
 	}
+	_, err := s.PruneAudit(ctx, base, store.MaxPruneBatch+1)
+	wantKind(t, err, fault.Invalid, "a prune batch over the bound")
 	if got := query(store.AuditQuery{}); len(got) != 25 || got[24].RequestID != "req-05" {
 		t.Fatalf("after pruning: %d", len(got))
 	}

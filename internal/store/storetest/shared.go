@@ -295,6 +295,12 @@ func testSettings(t *testing.T, s store.Store) {
 		t.Fatalf("after the swap: %q", got)
 	}
 	wantKind(t, s.SwapSetting(ctx, "unset", []byte("a"), []byte("b")), fault.NotFound, "swap of an unset name")
+	if v, ok, err := s.GetSetting(ctx, "vault.fingerprint"); err != nil || !ok || string(v) != "three" {
+		t.Fatalf("get: %q %v %v", v, ok, err)
+	}
+	if v, ok, err := s.GetSetting(ctx, "unset"); err != nil || ok || v != nil {
+		t.Fatalf("get of an unset name: %q %v %v", v, ok, err)
+	}
 	_, err = s.ClaimSetting(ctx, "bad name", []byte("x"))
 	wantKind(t, err, fault.Invalid, "bad name")
 	_, err = s.ClaimSetting(ctx, "empty", nil)

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 		{"Checkpoints", testCheckpoints},
 		{"Events", testEvents},
 		{"Audit", testAudit},
+		{"PruneRuns", testPruneRuns}, {"PruneRunsConcurrent", testPruneRunsConcurrent}, {"StorageStats", testStorageStats},
 		{"RateCounters", testRateCounters},
 		{"KV", testKV},
 		{"MCPServers", testMCPServers},
