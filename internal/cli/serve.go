@@ -123,6 +123,18 @@ func serve(cmd *cobra.Command, io Stdio, f serveFlags) error {
 		go func() { _ = dsrv.Serve(dln) }()
 		log.Info("sluice debug endpoints (pprof, runtime metrics)", "debug_addr", dln.Addr().String())
 	}
+	if app.Console != nil && cfg.Console.Addr != "" {
+		cln, err := net.Listen("tcp", cfg.Console.Addr)
+		if err != nil {
+			return fail(ExitFailed, "listen on %s (console.addr): %v", cfg.Console.Addr, err)
+		}
+		go func() {
+			if err := app.ServeConsole(ctx, cln); err != nil {
+				log.Error("console listener stopped", "error", err)
+			}
+		}()
+		log.Info("sluice console", "addr", "http://"+cln.Addr().String()+"/console/")
+	}
 	log.Info("sluice serving", "addr", ln.Addr().String(), "config", cfg)
 	if err := app.Serve(ctx, ln); err != nil {
 		return fail(ExitFailed, "%v", err)

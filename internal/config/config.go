@@ -39,6 +39,7 @@ type Config struct {
 	Discovery    Discovery  `yaml:"discovery"`
 	Agents       Agents     `yaml:"agents"`
 	Metrics      Metrics    `yaml:"metrics"`
+	Console      Console    `yaml:"console"`
 	Telemetry    Telemetry  `yaml:"telemetry"`
 	// AdminKeyFile names a file (mode 0600) holding the admin key. The key
 	// itself is never read from the config file: a secret does not belong in
@@ -158,6 +159,17 @@ const MaxStoredExecutionBytes = 64 << 20
 // Postgres reports whether the store is PostgreSQL.
 func (s Store) Postgres() bool {
 	return strings.HasPrefix(s.DSN, "postgres://") || strings.HasPrefix(s.DSN, "postgresql://")
+}
+
+// Console configures the web console (docs/console.md).
+type Console struct {
+	// Enabled serves the console at /console/ (and redirects GET / there).
+	Enabled bool `yaml:"enabled"`
+	// Addr serves it on an address of its own instead of the API's
+	// ("": on the API's address).
+	Addr string `yaml:"addr"`
+	// SessionTTL is how long a sign-in lasts.
+	SessionTTL time.Duration `yaml:"session_ttl"`
 }
 
 // Metrics configures the Prometheus endpoint.

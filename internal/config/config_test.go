@@ -56,6 +56,7 @@ func TestDefaults(t *testing.T) {
 			Abbreviations: map[string]string{}, Synonyms: []string{}},
 		Agents: config.Agents{Workers: 16, MaxWait: 10 * time.Minute, ACP: config.ACP{Commands: map[string]config.ACPCommand{},
 			MaxProcesses: 8, IdleTimeout: 5 * time.Minute, StartTimeout: 10 * time.Second, MaxStderrBytes: 64 << 10, PendingTimeout: 10 * time.Minute}},
+		Console: config.Console{Enabled: true, SessionTTL: 8 * time.Hour},
 		Telemetry: config.Telemetry{Exporter: "none", Protocol: "http/protobuf", ServiceName: "sluice",
 			Sampler: "parentbased_always_on", SlowStoreWrite: 50 * time.Millisecond},
 	}

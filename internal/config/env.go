@@ -24,6 +24,8 @@ var envOverrides = []struct{ name, path string }{
 	{"SLUICE_WORKERS", "workers"},
 	{"SLUICE_SESSION_TTL", "session.ttl"},
 	{"SLUICE_METRICS", "metrics.enabled"},
+	{"SLUICE_CONSOLE", "console.enabled"},
+	{"SLUICE_CONSOLE_ADDR", "console.addr"},
 	{"SLUICE_ADMIN_KEY_FILE", "admin_key_file"},
 	{"SLUICE_STORE", "store.dsn"},
 	{"SLUICE_RETENTION_RUNS", "retention.runs"},

@@ -132,6 +132,13 @@ func (d *decoder) validate(c *Config) {
 
 	d.intIn("workers", int64(c.Workers), 1, 1024)
 	d.durationIn("session.ttl", c.Session.TTL, time.Second, 30*day)
+	d.durationIn("console.session_ttl", c.Console.SessionTTL, time.Minute, 30*day)
+	if c.Console.Addr != "" {
+		d.addrAt("console.addr", c.Console.Addr)
+		if c.Console.Addr == c.Addr {
+			d.bad("console.addr", "is addr (%s): leave it empty to serve the console on the API's address", c.Addr)
+		}
+	}
 	d.sizeIn("session.max_line_bytes", c.Session.MaxLineBytes, 1<<10, 64<<20)
 	d.intIn("session.max_parallel", int64(c.Session.MaxParallel), 1, 4096)
 	d.intIn("session.calls_per_second", int64(c.Session.CallsPerSecond), 1, 1_000_000)
@@ -150,17 +157,20 @@ func (d *decoder) validate(c *Config) {
 	}
 }
 
-func (d *decoder) addr(a string) {
+func (d *decoder) addr(a string) { d.addrAt("addr", a) }
+
+// addrAt checks a listen address at path.
+func (d *decoder) addrAt(path, a string) {
 	host, port, err := net.SplitHostPort(a)
 	if err != nil {
-		d.bad("addr", "want host:port such as \"127.0.0.1:8080\" or \":8080\", got %q", a)
+		d.bad(path, "want host:port such as \"127.0.0.1:8080\" or \":8080\", got %q", a)
 		return
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		d.bad("addr", "port %q is not a number from 0 to 65535", port)
+		d.bad(path, "port %q is not a number from 0 to 65535", port)
 	}
 	if strings.ContainsAny(host, " /") {
-		d.bad("addr", "host %q is not a host name or address", host)
+		d.bad(path, "host %q is not a host name or address", host)
 	}
 }
 

@@ -164,6 +164,9 @@ func New(cfg Config) *Manager {
 	return m
 }
 
+// Workers is how many asynchronous runs this process runs at once.
+func (m *Manager) Workers() int { return m.cfg.Workers }
+
 // Register adds a kind of run (capability runs, agent workflow runs) before
 // Start: its records are then recovered, run, cancelled and streamed as A2E
 // executions are.

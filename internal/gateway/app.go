@@ -26,6 +26,7 @@ import (
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/config"
+	"github.com/sluicehq/sluice/internal/console"
 	"github.com/sluicehq/sluice/internal/discovery"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/engine"
@@ -52,6 +53,10 @@ type App struct {
 	// AdminKey is the admin key generated on first start, to be shown once;
 	// "" when it existed already or comes from the configuration.
 	AdminKey string
+	// Console is the web console when console.enabled is set; it is
+	// served on the API's address unless console.addr names its own
+	// (ServeConsole).
+	Console *console.Console
 
 	cfg       *config.Config
 	db        store.Store
@@ -306,6 +311,13 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	}, reg, clk, log)
 	a.Server = srv
 	srv.handler = retryAfterUnavailable(srv.handler)
+	if cfg.Console.Enabled {
+		a.Console = console.New(console.Config{Caller: srv, SessionTTL: cfg.Console.SessionTTL, Clock: clk,
+			Logger: log.With("component", "console")})
+		if cfg.Console.Addr == "" {
+			srv.handler = withConsole(a.Console, srv.handler)
+		}
+	}
 
 	if err := prof.startUp(ctx, owner); err != nil {
 		return nil, err
@@ -392,6 +404,16 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		grace = 30 * time.Second
 	}
 	return a.Server.Serve(ctx, ln, grace)
+}
+
+// ServeConsole serves the console alone on ln (console.addr) until ctx
+// ends. Its pages drain within the shutdown grace, 5 s at most: what is
+// left then is a browser following a run, which reconnects to the next
+// server.
+func (a *App) ServeConsole(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: a.Console, ReadHeaderTimeout: a.cfg.Server.ReadHeaderTimeout,
+		ReadTimeout: a.cfg.Server.ReadTimeout, IdleTimeout: a.cfg.Server.IdleTimeout, MaxHeaderBytes: 64 << 10}
+	return serveUntil(ctx, hs, ln, min(a.cfg.Server.ShutdownGrace, 5*time.Second), nil)
 }
 
 // Close stops the workers (running executions get the shutdown grace, then

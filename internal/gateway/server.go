@@ -113,8 +113,9 @@ type Server struct {
 	runs       *runs.Service // the run.* methods' service, over svc's
 	dispatcher *Dispatcher
 	metrics    *metrics
-	sessions   *session.Registry // message types of A2E sessions
-	preAuth    *preAuthSlots     // session connections still in their handshake
+	registry   *prometheus.Registry // what admin.stats reads back
+	sessions   *session.Registry    // message types of A2E sessions
+	preAuth    *preAuthSlots        // session connections still in their handshake
 	// sessionsCtx ends when the server shuts down: WebSocket sessions are
 	// hijacked connections that http.Server.Shutdown does not wait for.
 	sessionsCtx  context.Context
@@ -138,7 +139,7 @@ func New(cfg Config, svc Services, reg *prometheus.Registry, clk clock.Clock, lo
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), sessions: session.NewRegistry(),
+	s := &Server{cfg: cfg.withDefaults(), svc: svc, clock: clk, log: log, metrics: newMetrics(reg), registry: reg, sessions: session.NewRegistry(),
 		runs: newRuns(svc)}
 	sc := s.cfg.Session.withDefaults()
 	s.preAuth = newPreAuthSlots(sc.MaxUnauthenticated, sc.MaxUnauthenticatedPerAddress)
@@ -244,7 +245,12 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 
 // Serve serves on ln until ctx ends, then shuts down gracefully within grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := s.HTTPServer(ln.Addr().String())
+	return serveUntil(ctx, s.HTTPServer(ln.Addr().String()), ln, grace, s.stopSessions)
+}
+
+// serveUntil serves hs on ln until ctx ends, then shuts it down within
+// grace (closing what is left after it), calling stopped between the two.
+func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Duration, stopped func()) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -255,7 +261,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
-	s.stopSessions()
+	if stopped != nil {
+		stopped()
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		_ = hs.Close()
 	}

@@ -29,6 +29,10 @@ const (
 	MethodAdminCredentialsDel  = "admin.credentials.delete"
 	MethodAdminVaultRotate     = "admin.vault.rotate"
 	MethodAdminAuditList       = "admin.audit.list"
+	// MethodAdminStats is the server's own counters (the web console's
+	// charts); MethodAdminRateLimits is one account's rate-limit windows.
+	MethodAdminStats      = "admin.stats.get"
+	MethodAdminRateLimits = "admin.rate_limits.get"
 
 	// The retention of finished work (internal/retention) and what the
 	// store holds.
@@ -403,6 +407,10 @@ var methodTable = []methodSpec{
 		params: append(params(str("account"), str("method"), str("decision")),
 			append(pageParams(100, store.MaxPageSize), rfc3339("since"), rfc3339("until"))...),
 		handle: (*Server).adminAuditList},
+	{name: MethodAdminStats, access: accessAdmin,
+		handle: (*Server).adminStats},
+	{name: MethodAdminRateLimits, access: accessAdmin, params: params(reqStr("account")),
+		handle: (*Server).adminRateLimits},
 }
 
 // accountParams are an account's settable fields; permissions and limits are

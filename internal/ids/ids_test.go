@@ -37,6 +37,8 @@ var formats = []format{
 	{"ProgressToken", ProgressToken, "sluice-", 24},
 	{"MCPSession", MCPSession, "mcp-", 32},
 	{"ACPPermission", ACPPermission, "acpperm-", 32},
+	{"ConsoleSession", ConsoleSession, "cs-", 64},
+	{"ConsoleCSRF", ConsoleCSRF, "csrf-", 32},
 	{"TempFile", TempFile, ".tmp-", 16},
 	{"BenchSchema", BenchSchema, "sluice_bench_", 12},
 	{"Tail", Tail, "", 12},

@@ -61,6 +61,15 @@ var (
 	// has it may answer, so it is not to be guessed.
 	ACPPermission = Kind{"acpperm-", 16}
 
+	// ConsoleSession is a web console sign-in (the session cookie's value),
+	// "cs-" and 256 bits: whoever holds it acts as the signed-in key until
+	// it expires, so it is drawn as long as a key's secret part.
+	ConsoleSession = Kind{"cs-", 32}
+
+	// ConsoleCSRF is the token a console form carries beside its session
+	// cookie, "csrf-" and 128 bits: a page of another site cannot read it.
+	ConsoleCSRF = Kind{"csrf-", 16}
+
 	// TempFile names a file written beside its final name and then renamed
 	// into place, ".tmp-" and 64 bits.
 	TempFile = Kind{".tmp-", 8}

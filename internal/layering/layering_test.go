@@ -40,6 +40,10 @@ var rules = []rule{
 		"the store keeps rows and knows nothing of what runs on them; the adapters to the engine, operations and " +
 			"rate limits live with their users (internal/checkpoint, internal/storage, the gateway), so that any of " +
 			"them may build on the store without a cycle"},
+	{"internal/console", []string{"internal/gateway", "internal/execution", "internal/runs", "internal/account",
+		"internal/ratelimit", "internal/audit", "internal/vault", "internal/engine", "internal/store/", "internal/cli"},
+		"the console decides nothing: every page's data and action is a gateway method called as the signed-in " +
+			"key (console.Conn), so it reaches no service, store or policy check of its own"},
 	{"internal/telemetry", []string{"internal/gateway", "internal/cli", "internal/config", "internal/store", "internal/engine",
 		"internal/execution", "internal/op", "internal/egress", "internal/agent", "internal/bridge", "internal/queue"},
 		"tracing is a leaf that every layer calls (the egress client, the engine, the queue bridge, the gateway): it " +

@@ -1,0 +1,118 @@
+package gateway
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/protocol/e2a"
+)
+
+// The admin's view of the server's own counters (the web console's charts
+// poll it) and of one account's rate limits.
+
+// bucket is a cumulative histogram bucket: calls answered within LE
+// seconds.
+type bucket struct {
+	LE    float64 `json:"le"` // +Inf is written as -1 (JSON has no infinity)
+	Count uint64  `json:"count"`
+}
+
+// adminStats answers the server's counters since it started, summed over
+// their labels: calls dispatched and how many failed, calls refused by a
+// rate limit, executions ended by status, HTTP responses by status, the
+// latency histogram of every call (and its p50 and p99, estimated as the
+// bucket bounds), and this process's workers. A reader that polls it gets
+// rates and recent quantiles from the differences.
+func (s *Server) adminStats(_ context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
+	families, err := s.registry.Gather()
+	if err != nil {
+		return fault.New(fault.Internal, "the server's counters could not be read").WithCause(err)
+	}
+	out := map[string]any{"time": s.clock.Now().UTC()}
+	var requests, failed, refused float64
+	executions, httpStatus := map[string]float64{}, map[string]float64{}
+	les := map[float64]uint64{}
+	var calls uint64
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			switch f.GetName() {
+			case "sluice_requests_total":
+				v := m.GetCounter().GetValue()
+				requests += v
+				if label(m, "code") != "ok" {
+					failed += v
+				}
+			case "sluice_rate_limit_refusals_total":
+				refused += m.GetCounter().GetValue()
+			case "sluice_executions_total":
+				executions[label(m, "status")] += m.GetCounter().GetValue()
+			case "sluice_http_responses_total":
+				httpStatus[label(m, "code")] += m.GetCounter().GetValue()
+			case "sluice_request_duration_seconds":
+				h := m.GetHistogram()
+				calls += h.GetSampleCount()
+				for _, b := range h.GetBucket() {
+					les[b.GetUpperBound()] += b.GetCumulativeCount()
+				}
+			}
+		}
+	}
+	buckets := make([]bucket, 0, len(les)+1)
+	for le, n := range les {
+		buckets = append(buckets, bucket{LE: le, Count: n})
+	}
+	sort.Slice(buckets, func(i, j int) bool { return buckets[i].LE < buckets[j].LE })
+	buckets = append(buckets, bucket{LE: -1, Count: calls})
+	out["requests"], out["errors"], out["rate_limited"] = requests, failed, refused
+	out["executions"], out["http_responses"] = executions, httpStatus
+	out["latency_buckets"] = buckets
+	out["latency_ms"] = map[string]any{"p50": quantileMs(buckets, 0.5), "p99": quantileMs(buckets, 0.99)}
+	workers := 0
+	if s.svc.Executions != nil {
+		workers = s.svc.Executions.Workers()
+	}
+	out["workers"] = workers
+	return w.Complete(out)
+}
+
+// quantileMs is the upper bound, in milliseconds, of the bucket holding the
+// q-quantile of buckets (-1 when it is past the last bound; 0 with no call).
+func quantileMs(buckets []bucket, q float64) float64 {
+	total := buckets[len(buckets)-1].Count
+	if total == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(q * float64(total)))
+	for _, b := range buckets {
+		if b.Count >= want {
+			if b.LE < 0 {
+				return -1
+			}
+			return b.LE * 1000
+		}
+	}
+	return -1
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// adminRateLimits is one account's rate-limit windows as the account
+// itself would read them (account.rate_limit).
+func (s *Server) adminRateLimits(ctx context.Context, _ *Call, a args, w *e2a.StreamWriter) error {
+	p, err := s.svc.Accounts.Principal(ctx, a.String("account"))
+	if err != nil {
+		return err
+	}
+	return w.Complete(s.svc.Limiter.Status(p))
+}
