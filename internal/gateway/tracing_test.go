@@ -75,7 +75,7 @@ func TestTraceOfARESTExecute(t *testing.T) {
 	// The key is checked before the body is read (Preauthenticate): under
 	// the request, before the call.
 	tr.Under(t, tr.One(t, "authenticate"), "POST /api/v1/workflows/execute")
-	for _, step := range []string{"authorize", "rate_limit", "run a2e"} {
+	for _, step := range []string{"admit", "run a2e"} {
 		tr.Under(t, tr.One(t, step), "workflow.execute")
 	}
 	tr.Under(t, call, "POST /api/v1/workflows/execute")
