@@ -85,8 +85,10 @@ func (ex *execution) execute(f *frame, pos string, st *Step) (out any, cached bo
 				if fe != nil {
 					err = fe
 				}
-				pure.End(err, telemetry.AttrOperation.String(st.Name), telemetry.AttrOperationID.String(st.ID),
-					telemetry.AttrExecutionID.String(ex.id), attribute.Bool("sluice.cache_hit", cached))
+				// Room for the duration End adds to an event: one allocation.
+				pure.End(err, append(make([]attribute.KeyValue, 0, 5), telemetry.AttrOperation.String(st.Name),
+					telemetry.AttrOperationID.String(st.ID), telemetry.AttrExecutionID.String(ex.id),
+					attribute.Bool("sluice.cache_hit", cached))...)
 			}()
 		}
 	} else {

@@ -64,7 +64,7 @@ func (s *Step) Context() context.Context {
 
 // End ends the step with err (nil: it succeeded) and attrs: on its span
 // when it has one or is slow or failed, else as an event on the enclosing
-// span.
+// span, attrs then with the duration appended (give attrs room for it).
 func (s *Step) End(err error, attrs ...attribute.KeyValue) {
 	if s.tracer == nil {
 		return
