@@ -15,13 +15,7 @@ import (
 func TestSessionStdio(t *testing.T) {
 	key := "stdio-admin-" + strings.Repeat("k", 32)
 	t.Setenv("SLUICE_ADMIN_KEY", key)
-	id := func(n int) string { return strings.Repeat("0", 31) + string(rune('0'+n)) }
-	in := strings.Join([]string{
-		`{"a2e":"1.0","type":"handshake/req","id":"` + id(1) + `","ts":1,"agent_caps":["tools"],"auth_token":"` + key + `"}`,
-		`not json`,
-		`{"a2e":"1.0","type":"tool/list/req","id":"` + id(2) + `","ts":1}`,
-		`{"a2e":"1.0","type":"shutdown","id":"` + id(3) + `","ts":1}`,
-	}, "\n") + "\n"
+	in := sessionInput(key, `not json`, toolListLine)
 	code, out, errOut := sluice(t, in, "session", "--stdio", "--data", t.TempDir())
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -42,6 +36,20 @@ func TestSessionStdio(t *testing.T) {
 		t.Fatal("the key was printed")
 	}
 }
+
+// sessionInput is a stdio session: the handshake with key, lines, then
+// shutdown.
+func sessionInput(key string, lines ...string) string {
+	all := []string{`{"a2e":"1.0","type":"handshake/req","id":"` + sessionLineID(1) +
+		`","ts":1,"agent_caps":["tools"],"auth_token":"` + key + `"}`}
+	all = append(all, lines...)
+	all = append(all, `{"a2e":"1.0","type":"shutdown","id":"`+sessionLineID(3)+`","ts":1}`)
+	return strings.Join(all, "\n") + "\n"
+}
+
+var toolListLine = `{"a2e":"1.0","type":"tool/list/req","id":"` + sessionLineID(2) + `","ts":1}`
+
+func sessionLineID(n int) string { return strings.Repeat("0", 31) + string(rune('0'+n)) }
 
 func str(v any) string { s, _ := v.(string); return s }
 
@@ -80,12 +88,7 @@ func TestEmbeddedSessionExportsItsSpans(t *testing.T) {
 	t.Setenv("OTEL_SERVICE_NAME", "sluice-session")
 	key := "stdio-admin-" + strings.Repeat("k", 32)
 	t.Setenv("SLUICE_ADMIN_KEY", key)
-	id := func(n int) string { return strings.Repeat("0", 31) + string(rune('0'+n)) }
-	in := strings.Join([]string{
-		`{"a2e":"1.0","type":"handshake/req","id":"` + id(1) + `","ts":1,"agent_caps":["tools"],"auth_token":"` + key + `"}`,
-		`{"a2e":"1.0","type":"tool/list/req","id":"` + id(2) + `","ts":1}`,
-		`{"a2e":"1.0","type":"shutdown","id":"` + id(3) + `","ts":1}`,
-	}, "\n") + "\n"
+	in := sessionInput(key, toolListLine)
 	code, _, errOut := sluice(t, in, "session", "--stdio", "--data", t.TempDir())
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
