@@ -161,7 +161,9 @@ func TestTraceOfAnAgentInvokeThroughTheQueue(t *testing.T) {
 	if r := s.do(req).want(t, 200); r.str("status") != "success" {
 		t.Fatalf("execute: %s", r.raw)
 	}
-	tr := rec.Await(t, telemetrytest.TraceID, "POST /api/v1/workflows/execute")
+	// The worker's process span ends when it has acked the task, which
+	// may be after the response: wait for it too.
+	tr := rec.Await(t, telemetrytest.TraceID, "POST /api/v1/workflows/execute", "process agent.tasks")
 	tr.Under(t, tr.One(t, "process agent.tasks"), "send agent.tasks")
 	tr.Under(t, tr.One(t, "queue wait agent.tasks"), "send agent.tasks")
 	tr.Under(t, tr.One(t, "send agent.tasks"), "operation InvokeAgent")
