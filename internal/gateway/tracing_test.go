@@ -300,3 +300,24 @@ func TestTraceOfAnA2ATask(t *testing.T) {
 	tr.Under(t, tr.One(t, "POST"), "invoke_agent echo")
 	rec.AssertNoSecret(t, both)
 }
+
+// A call its account may not make: the admit span carries the refusal's
+// kind, and the call goes no further (no run span).
+func TestTraceOfARefusedCall(t *testing.T) {
+	rec := telemetrytest.Install(t)
+	s := newServer(t)
+	_, key := s.anyAccount("api")
+	req, _ := http.NewRequest("POST", s.http.URL+"/api/v1/admin/agents", strings.NewReader(`{"name":"a","url":"http://127.0.0.1:9"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", telemetrytest.Traceparent)
+	s.do(req).want(t, http.StatusForbidden)
+	tr := rec.Await(t, telemetrytest.TraceID, "admit")
+	admit := tr.One(t, "admit")
+	if got := telemetrytest.Attr(admit, "error.type"); got != "permission_denied" {
+		t.Fatalf("admit span's error.type %q, want permission_denied (%+v)", got, admit.Attributes)
+	}
+	if len(tr.Named("run a2e")) != 0 {
+		t.Fatal("a refused call ran")
+	}
+}
