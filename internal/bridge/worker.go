@@ -169,9 +169,10 @@ func (w *Worker) handle(ctx context.Context, it queue.Item) {
 		w.ack(ctx, it)
 		return
 	}
-	// The call continues the caller's trace: the task carries its context.
-	spanCtx, span := telemetry.StartProcess(telemetry.Carrier{Traceparent: t.Traceparent, Tracestate: t.Tracestate,
-		Baggage: t.Baggage}.Context(ctx), it.Topic, it.ID, it.Attempts, it.EnqueuedAt)
+	// The call continues the caller's trace: the message's headers carry
+	// its context where the queue keeps them, the task always.
+	spanCtx, span := telemetry.StartProcess(it.Trace.Or(telemetry.Carrier{Traceparent: t.Traceparent, Tracestate: t.Tracestate,
+		Baggage: t.Baggage}).Context(ctx), it.Topic, it.ID, it.Attempts, it.EnqueuedAt)
 	defer span.End()
 	callCtx, cancel := context.WithCancel(spanCtx)
 	defer cancel()

@@ -69,11 +69,11 @@ how to configure an editor.`,
 				o.Caller = relay
 				return acpagent.Serve(cmd.Context(), std, std, o)
 			}
-			app, err := openEmbedded(cmd.Context(), io, cfg, data, gateway.Options{})
+			app, closeApp, err := openEmbedded(cmd.Context(), io, cfg, data, gateway.Options{})
 			if err != nil {
 				return err
 			}
-			defer app.Close()
+			defer closeApp()
 			conn, err := app.Server.OpenE2A(cmd.Context(), key, "acp")
 			if err != nil {
 				return keyFailure(err)
@@ -92,17 +92,27 @@ how to configure an editor.`,
 }
 
 // openEmbedded opens a sluice of the command's own on the data directory
-// (`sluice mcp --stdio` and `sluice acp --stdio` without --url).
-func openEmbedded(ctx context.Context, io Stdio, cfg *config.Config, data string, opt gateway.Options) (*gateway.App, error) {
+// (`sluice mcp --stdio`, `sluice acp --stdio` without --url, `sluice
+// session`), with tracing as cfg says, as serve has it; closeApp closes the
+// sluice, then flushes the spans left.
+func openEmbedded(ctx context.Context, io Stdio, cfg *config.Config, data string, opt gateway.Options) (app *gateway.App, closeApp func(), err error) {
 	if data != "" {
 		cfg.DataDir = data
 	}
 	opt.Logger = newLogger(io, cfg)
-	app, err := gateway.Open(ctx, cfg, opt)
+	flushTraces, err := startTracing(ctx, cfg, "gateway", opt.Logger)
 	if err != nil {
-		return nil, startupFailure(err)
+		return nil, nil, err
 	}
-	return app, nil
+	app, err = gateway.Open(ctx, cfg, opt)
+	if err != nil {
+		flushTraces()
+		return nil, nil, startupFailure(err)
+	}
+	return app, func() {
+		_ = app.Close()
+		flushTraces()
+	}, nil
 }
 
 // keyFailure is the command's end when the key in SLUICE_API_KEY is

@@ -60,11 +60,11 @@ func embeddedMCP(ctx context.Context, io Stdio, t mcp.Transport, cfgPath, data, 
 	if err != nil {
 		return fail(ExitInvalid, "%v", err)
 	}
-	app, err := openEmbedded(ctx, io, cfg, data, gateway.Options{MCP: gateway.MCPConfig{ServerVersion: version()}})
+	app, closeApp, err := openEmbedded(ctx, io, cfg, data, gateway.Options{MCP: gateway.MCPConfig{ServerVersion: version()}})
 	if err != nil {
 		return err
 	}
-	defer app.Close()
+	defer closeApp()
 	if err := app.Server.ServeMCP(ctx, t, key); err != nil {
 		return keyFailure(err)
 	}

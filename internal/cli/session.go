@@ -54,14 +54,11 @@ func embeddedSession(ctx context.Context, io Stdio, cfgPath, data string) error 
 	if err != nil {
 		return fail(ExitInvalid, "%v", err)
 	}
-	if data != "" {
-		cfg.DataDir = data
-	}
-	app, err := gateway.Open(ctx, cfg, gateway.Options{Logger: newLogger(io, cfg)})
+	app, closeApp, err := openEmbedded(ctx, io, cfg, data, gateway.Options{})
 	if err != nil {
-		return startupFailure(err)
+		return err
 	}
-	defer app.Close()
+	defer closeApp()
 	if app.AdminKey != "" {
 		fmt.Fprintf(io.Err, "admin key: %s\n", app.AdminKey)
 	}

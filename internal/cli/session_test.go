@@ -3,23 +3,19 @@ package cli_test
 import (
 	"bufio"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/cli"
+	"github.com/sluicehq/sluice/internal/telemetry/telemetrytest"
 )
 
 // `sluice session --stdio` serves a whole session from stdin to stdout.
 func TestSessionStdio(t *testing.T) {
 	key := "stdio-admin-" + strings.Repeat("k", 32)
 	t.Setenv("SLUICE_ADMIN_KEY", key)
-	id := func(n int) string { return strings.Repeat("0", 31) + string(rune('0'+n)) }
-	in := strings.Join([]string{
-		`{"a2e":"1.0","type":"handshake/req","id":"` + id(1) + `","ts":1,"agent_caps":["tools"],"auth_token":"` + key + `"}`,
-		`not json`,
-		`{"a2e":"1.0","type":"tool/list/req","id":"` + id(2) + `","ts":1}`,
-		`{"a2e":"1.0","type":"shutdown","id":"` + id(3) + `","ts":1}`,
-	}, "\n") + "\n"
+	in := sessionInput(key, `not json`, toolListLine)
 	code, out, errOut := sluice(t, in, "session", "--stdio", "--data", t.TempDir())
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -40,6 +36,20 @@ func TestSessionStdio(t *testing.T) {
 		t.Fatal("the key was printed")
 	}
 }
+
+// sessionInput is a stdio session: the handshake with key, lines, then
+// shutdown.
+func sessionInput(key string, lines ...string) string {
+	all := []string{`{"a2e":"1.0","type":"handshake/req","id":"` + sessionLineID(1) +
+		`","ts":1,"agent_caps":["tools"],"auth_token":"` + key + `"}`}
+	all = append(all, lines...)
+	all = append(all, `{"a2e":"1.0","type":"shutdown","id":"`+sessionLineID(3)+`","ts":1}`)
+	return strings.Join(all, "\n") + "\n"
+}
+
+var toolListLine = `{"a2e":"1.0","type":"tool/list/req","id":"` + sessionLineID(2) + `","ts":1}`
+
+func sessionLineID(n int) string { return strings.Repeat("0", 31) + string(rune('0'+n)) }
 
 func str(v any) string { s, _ := v.(string); return s }
 
@@ -66,4 +76,34 @@ func TestSessionCall(t *testing.T) {
 	if code != cli.ExitInvalid {
 		t.Fatalf("bad --args: %d", code)
 	}
+}
+
+// `sluice session --stdio` on its own sluice traces as serve does, from the
+// same OTEL_* variables, and exports its spans before it exits.
+func TestEmbeddedSessionExportsItsSpans(t *testing.T) {
+	rcv := telemetrytest.NewReceiver(t)
+	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL)
+	t.Setenv("OTEL_SERVICE_NAME", "sluice-session")
+	key := "stdio-admin-" + strings.Repeat("k", 32)
+	t.Setenv("SLUICE_ADMIN_KEY", key)
+	in := sessionInput(key, toolListLine)
+	code, _, errOut := sluice(t, in, "session", "--stdio", "--data", t.TempDir())
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// No waiting: the command flushed its spans before it returned.
+	spans := rcv.Spans(t)
+	var names []string
+	for _, s := range spans {
+		if s.Service != "sluice-session" || s.Role != "gateway" {
+			t.Errorf("span %q of service %q, role %q", s.Name, s.Service, s.Role)
+		}
+		names = append(names, s.Name)
+	}
+	if !slices.Contains(names, "tool.list") {
+		t.Fatalf("spans exported: %v; want the tool.list call's", names)
+	}
+	rcv.AssertNoSecret(t, key)
 }

@@ -73,7 +73,27 @@ func (e *Engine) backoff(p RetryPolicy, n int) time.Duration {
 // the cache, a halt of the whole execution, or the step's final error.
 func (ex *execution) execute(f *frame, pos string, st *Step) (out any, cached bool, h halt, fe *fault.Error) {
 	// One span per step, one child per attempt: retries show in the trace.
-	octx, span := telemetry.StartNamed(f.ctx, "operation", st.Name, trace.SpanKindInternal)
+	// A pure operation's step is an event on the run's span unless it is
+	// retried, fails or is slow (telemetry.Step): a span costs more than it.
+	octx, span := f.ctx, noAttemptSpan
+	var pure telemetry.Step
+	if st.Spec.Pure {
+		pure = telemetry.StartStep(f.ctx, "operation", st.Name)
+		if pure.Recording() {
+			defer func() {
+				var err error
+				if fe != nil {
+					err = fe
+				}
+				// Room for the duration End adds to an event: one allocation.
+				pure.End(err, append(make([]attribute.KeyValue, 0, 5), telemetry.AttrOperation.String(st.Name),
+					telemetry.AttrOperationID.String(st.ID), telemetry.AttrExecutionID.String(ex.id),
+					attribute.Bool("sluice.cache_hit", cached))...)
+			}()
+		}
+	} else {
+		octx, span = telemetry.StartNamed(f.ctx, "operation", st.Name, trace.SpanKindInternal)
+	}
 	if span.IsRecording() {
 		span.SetAttributes(telemetry.AttrOperation.String(st.Name), telemetry.AttrOperationID.String(st.ID),
 			telemetry.AttrExecutionID.String(ex.id))
@@ -115,6 +135,9 @@ func (ex *execution) execute(f *frame, pos string, st *Step) (out any, cached bo
 		capped := timeout >= remaining
 		if capped {
 			timeout = remaining
+		}
+		if attempt > 1 && pure.Recording() {
+			octx = pure.Context() // a retried pure step has its span, over its attempts'
 		}
 		out, end, err := ex.attempt(octx, f, pos, st, attempt, timeout, capped)
 		var fe *fault.Error

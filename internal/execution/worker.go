@@ -147,8 +147,9 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	defer m.busy.Add(-1)
 	id := it.ID
 	accountID, tc := fromQueuePayload(it.Payload)
-	// The run continues the trace of the request that queued it.
-	ctx, span := telemetry.StartProcess(tc.Context(ctx), it.Topic, it.ID, it.Attempts, it.EnqueuedAt)
+	// The run continues the trace of the request that queued it (the
+	// message's headers first, where the queue keeps them).
+	ctx, span := telemetry.StartProcess(it.Trace.Or(tc).Context(ctx), it.Topic, it.ID, it.Attempts, it.EnqueuedAt)
 	defer span.End()
 	e, err := m.cfg.Store.GetExecution(ctx, accountID, id)
 	if err != nil {

@@ -75,13 +75,17 @@ func TestTraceOfARESTExecute(t *testing.T) {
 	// The key is checked before the body is read (Preauthenticate): under
 	// the request, before the call.
 	tr.Under(t, tr.One(t, "authenticate"), "POST /api/v1/workflows/execute")
-	for _, step := range []string{"authorize", "rate_limit", "run a2e"} {
+	for _, step := range []string{"admit", "run a2e"} {
 		tr.Under(t, tr.One(t, step), "workflow.execute")
 	}
 	tr.Under(t, call, "POST /api/v1/workflows/execute")
 	fetch := tr.One(t, "operation ApiCall")
 	tr.Under(t, fetch, "run a2e")
-	tr.Under(t, tr.One(t, "operation FilterData"), "run a2e")
+	// A pure operation that succeeded at once is an event on the run's span.
+	if ev := telemetrytest.Event(t, tr.One(t, "run a2e"), "operation FilterData"); ev["sluice.operation.type"] != "FilterData" ||
+		ev["sluice.duration_ms"] == "" {
+		t.Fatalf("the FilterData step's event %v", ev)
+	}
 	if telemetrytest.Attr(fetch, "sluice.operation.id") != "fetch" {
 		t.Fatalf("operation span %+v", fetch)
 	}
@@ -157,7 +161,9 @@ func TestTraceOfAnAgentInvokeThroughTheQueue(t *testing.T) {
 	if r := s.do(req).want(t, 200); r.str("status") != "success" {
 		t.Fatalf("execute: %s", r.raw)
 	}
-	tr := rec.Await(t, telemetrytest.TraceID, "POST /api/v1/workflows/execute")
+	// The worker's process span ends when it has acked the task, which
+	// may be after the response: wait for it too.
+	tr := rec.Await(t, telemetrytest.TraceID, "POST /api/v1/workflows/execute", "process agent.tasks")
 	tr.Under(t, tr.One(t, "process agent.tasks"), "send agent.tasks")
 	tr.Under(t, tr.One(t, "queue wait agent.tasks"), "send agent.tasks")
 	tr.Under(t, tr.One(t, "send agent.tasks"), "operation InvokeAgent")
@@ -207,7 +213,8 @@ func TestTraceOfASessionToolCall(t *testing.T) {
 		t.Fatalf("tool span %+v", tool)
 	}
 	tr.Under(t, tool, "tool.call")
-	tr.Under(t, tr.One(t, "operation FilterData"), "execute_tool op.FilterData")
+	telemetrytest.Event(t, tr.One(t, "run a2e"), "operation FilterData")
+	tr.Under(t, tr.One(t, "run a2e"), "execute_tool op.FilterData")
 	rec.AssertNoSecret(t, key)
 }
 
@@ -292,4 +299,25 @@ func TestTraceOfAnA2ATask(t *testing.T) {
 	}
 	tr.Under(t, tr.One(t, "POST"), "invoke_agent echo")
 	rec.AssertNoSecret(t, both)
+}
+
+// A call its account may not make: the admit span carries the refusal's
+// kind, and the call goes no further (no run span).
+func TestTraceOfARefusedCall(t *testing.T) {
+	rec := telemetrytest.Install(t)
+	s := newServer(t)
+	_, key := s.anyAccount("api")
+	req, _ := http.NewRequest("POST", s.http.URL+"/api/v1/admin/agents", strings.NewReader(`{"name":"a","url":"http://127.0.0.1:9"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", telemetrytest.Traceparent)
+	s.do(req).want(t, http.StatusForbidden)
+	tr := rec.Await(t, telemetrytest.TraceID, "admit")
+	admit := tr.One(t, "admit")
+	if got := telemetrytest.Attr(admit, "error.type"); got != "permission_denied" {
+		t.Fatalf("admit span's error.type %q, want permission_denied (%+v)", got, admit.Attributes)
+	}
+	if len(tr.Named("run a2e")) != 0 {
+		t.Fatal("a refused call ran")
+	}
 }

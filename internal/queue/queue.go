@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/fault"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Message is an item to enqueue.
@@ -55,6 +56,12 @@ type Item struct {
 	LeasedBy   string
 	LeaseUntil time.Time
 	Token      string
+	// Trace is the W3C trace context the message's own headers carry
+	// (traceparent, tracestate, baggage) on the backends that keep headers
+	// (natsq, kafkaq), so that a message another producer sent with only
+	// the standard headers joins its trace; empty on the others, whose
+	// messages carry it in the payload.
+	Trace telemetry.Carrier
 }
 
 // Queue is a durable work queue.

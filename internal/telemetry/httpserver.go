@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
@@ -33,6 +34,9 @@ func EndServer(span trace.Span, r *http.Request, status int) {
 		return
 	}
 	defer span.End()
+	// One SetAttributes: each call takes the span's lock and may grow its
+	// attribute slice again.
+	attrs := make([]attribute.KeyValue, 0, 10)
 	route := r.Pattern // ServeMux set it: "POST /api/v1/..."
 	if _, p, ok := strings.Cut(route, " "); ok {
 		route = p
@@ -40,28 +44,41 @@ func EndServer(span trace.Span, r *http.Request, status int) {
 	route = strings.TrimSuffix(route, "{$}") // the mux's end anchor is no part of the route
 	if route != "" {
 		span.SetName(r.Method + " " + route)
-		span.SetAttributes(semconv.HTTPRouteKey.String(route))
+		attrs = append(attrs, semconv.HTTPRouteKey.String(route))
 	}
-	span.SetAttributes(
+	attrs = append(attrs,
 		semconv.HTTPRequestMethodKey.String(r.Method),
 		semconv.URLPathKey.String(r.URL.Path),
 		semconv.URLSchemeKey.String(scheme(r)),
 		semconv.HTTPResponseStatusCodeKey.Int(status),
-		semconv.NetworkProtocolVersionKey.String(strconv.Itoa(r.ProtoMajor)+"."+strconv.Itoa(r.ProtoMinor)),
+		semconv.NetworkProtocolVersionKey.String(protocolVersion(r)),
 	)
 	if host, port, err := net.SplitHostPort(r.Host); err == nil {
-		span.SetAttributes(semconv.ServerAddressKey.String(host))
+		attrs = append(attrs, semconv.ServerAddressKey.String(host))
 		if n, err := strconv.Atoi(port); err == nil {
-			span.SetAttributes(semconv.ServerPortKey.Int(n))
+			attrs = append(attrs, semconv.ServerPortKey.Int(n))
 		}
 	}
 	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		span.SetAttributes(semconv.ClientAddressKey.String(ip))
+		attrs = append(attrs, semconv.ClientAddressKey.String(ip))
 	}
 	if status >= 500 {
 		span.SetStatus(codes.Error, http.StatusText(status))
-		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(status)))
+		attrs = append(attrs, semconv.ErrorTypeKey.String(strconv.Itoa(status)))
 	}
+	span.SetAttributes(attrs...)
+}
+
+// protocolVersion is network.protocol.version of r: "1.1", "2", made
+// without formatting for the common ones.
+func protocolVersion(r *http.Request) string {
+	switch {
+	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
+		return "1.1"
+	case r.ProtoMajor == 2 && r.ProtoMinor == 0:
+		return "2"
+	}
+	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor)
 }
 
 func scheme(r *http.Request) string {

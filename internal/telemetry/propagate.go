@@ -95,6 +95,16 @@ func (c Carrier) Context(ctx context.Context) context.Context {
 	return Propagator.Extract(ctx, &cc)
 }
 
+// Or is c when it carries a trace, else alt: a queue message's header
+// context (c, the standard place, which another producer may have filled
+// alone) before the one in its payload (alt).
+func (c Carrier) Or(alt Carrier) Carrier {
+	if c.Traceparent != "" {
+		return c
+	}
+	return alt
+}
+
 // Get, Set and Keys make a Carrier a propagation.TextMapCarrier.
 func (c *Carrier) Get(key string) string {
 	switch key {
@@ -140,12 +150,22 @@ func (m metaCarrier) Keys() []string {
 // consumers read. Nil when tracing is off or ctx has no span.
 func MessageHeaders(ctx context.Context) [][2]string {
 	c := CarrierOf(ctx)
+	c.Baggage = ""
+	return c.Headers()
+}
+
+// Headers are c's entries that are set, as message headers (key, value),
+// in the order traceparent, tracestate, baggage; nil when none is.
+func (c Carrier) Headers() [][2]string {
 	if c.Traceparent == "" {
-		return nil
+		return nil // no trace: a tracestate or baggage alone continues nothing
 	}
 	h := [][2]string{{KeyTraceparent, c.Traceparent}}
 	if c.Tracestate != "" {
 		h = append(h, [2]string{KeyTracestate, c.Tracestate})
+	}
+	if c.Baggage != "" {
+		h = append(h, [2]string{KeyBaggage, c.Baggage})
 	}
 	return h
 }

@@ -27,6 +27,9 @@ type Settings struct {
 	Ratio              float64
 	ResourceAttributes string // key=value,key=value
 	SlowStoreWrite     time.Duration
+	// SlowStep: a pure step that takes this long or longer has a span of
+	// its own (StartStep); 0 is DefaultSlowStep.
+	SlowStep time.Duration
 }
 
 // Provider is tracing as Setup put it in force; Shutdown flushes the spans
@@ -79,9 +82,13 @@ func install(tp *sdktrace.TracerProvider, t Settings) {
 	if slow <= 0 {
 		slow = DefaultSlowStoreWrite
 	}
+	slowStep := t.SlowStep
+	if slowStep <= 0 {
+		slowStep = DefaultSlowStep
+	}
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(Propagator)
-	current.Store(&state{tracer: tp.Tracer(Instrumentation), slow: slow,
+	current.Store(&state{tracer: tp.Tracer(Instrumentation), slow: slow, slowStep: slowStep,
 		parentBased: t.Sampler == "" || strings.HasPrefix(t.Sampler, "parentbased_")})
 }
 

@@ -108,6 +108,36 @@ func TestContextRoundTrips(t *testing.T) {
 	}
 }
 
+// A queue message's headers: traceparent and tracestate as sent (baggage
+// stays in the payload), all three as read back; the headers' context wins
+// over the payload's, which stands in when the headers have none.
+func TestMessageHeaders(t *testing.T) {
+	install(t, 0)
+	in := telemetry.FromHeader(context.Background(), http.Header{"Traceparent": {telemetrytest.Traceparent},
+		"Tracestate": {"v=1"}, "Baggage": {"tenant=a"}})
+	ctx, span := telemetry.Start(in, "send", trace.SpanKindProducer)
+	defer span.End()
+	h := telemetry.MessageHeaders(ctx)
+	if len(h) != 2 || h[0][0] != "traceparent" || !strings.Contains(h[0][1], span.SpanContext().SpanID().String()) ||
+		h[1] != [2]string{"tracestate", "v=1"} {
+		t.Fatalf("MessageHeaders %v", h)
+	}
+	full := telemetry.Carrier{Traceparent: "tp", Tracestate: "ts", Baggage: "b"}
+	if got := full.Headers(); len(got) != 3 || got[2] != [2]string{"baggage", "b"} {
+		t.Fatalf("Headers %v", got)
+	}
+	if got := (telemetry.Carrier{Tracestate: "ts"}).Headers(); got != nil {
+		t.Fatalf("Headers without a traceparent %v, want none", got)
+	}
+	payload := telemetry.Carrier{Traceparent: "payload"}
+	if got := full.Or(payload); got != full {
+		t.Errorf("headers then payload: %+v", got)
+	}
+	if got := (telemetry.Carrier{Baggage: "b"}).Or(payload); got != payload {
+		t.Errorf("headers without a traceparent then payload: %+v", got)
+	}
+}
+
 // Records logged under a span carry its trace_id and span_id; others do not.
 func TestLogHandlerStampsTheSpan(t *testing.T) {
 	install(t, 0)

@@ -16,6 +16,8 @@ const Instrumentation = "github.com/sluicehq/sluice"
 type state struct {
 	tracer trace.Tracer
 	slow   time.Duration // Settings.SlowStoreWrite
+	// slowStep is Settings.SlowStep.
+	slowStep time.Duration
 	// parentBased: the sampler follows the parent's decision, so a local
 	// span under an unsampled one would not be sampled either and need not
 	// be made (the SDK's non-recording span costs ~1 µs and 5 allocations).

@@ -45,6 +45,8 @@ func (q *Queue) take(r *kgo.Record) {
 			e.attempts, _ = strconv.Atoi(v)
 		case hdrGroup:
 			e.group = v
+		default:
+			e.trace.Set(h.Key, v) // traceparent, tracestate, baggage; others ignored
 		}
 	}
 	if e.topic == "" || e.id == "" {

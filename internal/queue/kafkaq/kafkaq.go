@@ -286,8 +286,8 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	if m.Group != "" {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: hdrGroup, Value: []byte(m.Group)})
 	}
-	// The sender's trace context, as Kafka's own tracing reads it (sluice's
-	// consumers read it from the payload, whichever queue carried it).
+	// The sender's trace context, as Kafka's own tracing and sluice's
+	// consumers read it (Item.Trace).
 	for _, h := range telemetry.MessageHeaders(ctx) {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h[0], Value: []byte(h[1])})
 	}

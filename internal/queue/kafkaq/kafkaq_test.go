@@ -166,3 +166,67 @@ func TestMessagesCarryTheTraceparentHeader(t *testing.T) {
 	}
 	t.Fatal("no record with a traceparent header")
 }
+
+// A record another producer wrote with the W3C headers and nothing of the
+// trace in its payload: the leased item carries that context (Item.Trace),
+// and so does the copy a Nack writes to a retry topic.
+func TestTraceHeadersOfAnotherProducerAreRead(t *testing.T) {
+	b := newCluster(t)
+	q := open(t, b)
+	defer q.Close()
+	// Enqueue makes the topic; the record below joins it.
+	if _, err := q.Enqueue(ctx, queue.Message{Topic: "tasks", ID: "first", Payload: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := q.Lease(ctx, "tasks", "me", 1, time.Minute)
+	if err != nil || len(first) != 1 || first[0].Trace != (telemetry.Carrier{}) {
+		t.Fatalf("lease of an item sent without a trace: %+v %v", first, err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	want := telemetry.Carrier{Traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+		Tracestate: "vendor=x", Baggage: "k=v"}
+	rec := &kgo.Record{Topic: kafkaq.DefaultPrefix + ".tasks", Key: []byte("other"), Value: []byte("y"), Headers: []kgo.RecordHeader{
+		{Key: "sluice-topic", Value: []byte("tasks")}, {Key: "sluice-id", Value: []byte("other")},
+		{Key: "traceparent", Value: []byte(want.Traceparent)}, {Key: "tracestate", Value: []byte(want.Tracestate)},
+		{Key: "baggage", Value: []byte(want.Baggage)}, {Key: "unrelated", Value: []byte("z")},
+	}}
+	if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	it := leaseOne(t, q, "other")
+	if it.Trace != want {
+		t.Fatalf("Item.Trace %+v, want %+v", it.Trace, want)
+	}
+	if err := q.Nack(ctx, it, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if again := leaseOne(t, q, "other"); again.Trace != want || again.Attempts != 2 {
+		t.Fatalf("after a Nack: Item.Trace %+v, attempt %d; want %+v, attempt 2", again.Trace, again.Attempts, want)
+	}
+}
+
+// leaseOne leases item id of topic "tasks", waiting up to 20 s for it.
+func leaseOne(t *testing.T, q *kafkaq.Queue, id string) queue.Item {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		items, err := q.Lease(ctx, "tasks", "me", 10, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			if it.ID == id {
+				return it
+			}
+		}
+		wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		_ = q.Wait(wctx, "tasks")
+		cancel()
+	}
+	t.Fatalf("item %s never leased", id)
+	return queue.Item{}
+}

@@ -38,7 +38,7 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 		e.token, e.owner, e.until, e.due = ids.New(ids.LeaseToken), owner, until, until
 		items = append(items, queue.Item{
 			Topic: topic, ID: e.id, Payload: e.payload, Group: e.group, Attempts: e.attempts, EnqueuedAt: e.enqueuedAt,
-			LeasedBy: owner, LeaseUntil: until, Token: e.token,
+			LeasedBy: owner, LeaseUntil: until, Token: e.token, Trace: e.trace,
 		})
 	}
 	return items, nil
@@ -181,6 +181,9 @@ func (q *Queue) Nack(ctx context.Context, it queue.Item, delay time.Duration) er
 	}}
 	if e.group != "" {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: hdrGroup, Value: []byte(e.group)})
+	}
+	for _, h := range e.trace.Headers() { // the copy stays in its trace
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h[0], Value: []byte(h[1])})
 	}
 	err := q.produce(ctx, rec)
 	s.mu.Lock()

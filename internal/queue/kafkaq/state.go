@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 func sha(s string) string {
@@ -26,7 +27,8 @@ type entry struct {
 	topic, id  string
 	group      string // queue.Message.Group
 	payload    []byte
-	attempts   int // deliveries so far
+	trace      telemetry.Carrier // the record's trace context headers
+	attempts   int               // deliveries so far
 	enqueuedAt time.Time
 	due        time.Time // when it may be leased: not-before, nack, lease end
 	token      string    // of the current lease, "" when not leased

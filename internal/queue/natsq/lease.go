@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Lease implements queue.Queue.
@@ -71,6 +72,8 @@ func (q *Queue) lease(ctx context.Context, topic, owner string, n int, d time.Du
 		it := queue.Item{
 			Topic: topic, ID: h.Get(hdrID), Payload: m.Data(), Group: h.Get(hdrGroup), Attempts: int(meta.NumDelivered),
 			LeasedBy: owner, LeaseUntil: until, Token: m.Reply(),
+			Trace: telemetry.Carrier{Traceparent: h.Get(telemetry.KeyTraceparent), Tracestate: h.Get(telemetry.KeyTracestate),
+				Baggage: h.Get(telemetry.KeyBaggage)},
 		}
 		if it.Payload == nil {
 			it.Payload = []byte{}

@@ -282,8 +282,8 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 	if m.Group != "" {
 		msg.Header.Set(hdrGroup, m.Group)
 	}
-	// The sender's trace context (at most ~600 bytes), as NATS tooling reads
-	// it; sluice's consumers read it from the payload.
+	// The sender's trace context (at most ~600 bytes), as NATS tooling and
+	// sluice's consumers read it (Item.Trace).
 	for _, h := range telemetry.MessageHeaders(ctx) {
 		msg.Header.Set(h[0], h[1])
 	}

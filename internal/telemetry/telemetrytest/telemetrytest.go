@@ -37,7 +37,9 @@ func Install(t testing.TB) *Recorder {
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	restore := telemetry.Install(tp, telemetry.Settings{})
+	// A pure step is an event however slowly this machine runs it (a
+	// failed or retried one still has its span).
+	restore := telemetry.Install(tp, telemetry.Settings{SlowStep: time.Hour})
 	t.Cleanup(func() {
 		restore()
 		_ = tp.Shutdown(t.Context())
@@ -132,6 +134,27 @@ func Attr(s tracetest.SpanStub, key string) string {
 		}
 	}
 	return ""
+}
+
+// Event is the one event of s named name (a quick pure step:
+// telemetry.StartStep) and its attributes as text; it fails the test when
+// s has none or several.
+func Event(t testing.TB, s tracetest.SpanStub, name string) map[string]string {
+	t.Helper()
+	var found []map[string]string
+	for _, e := range s.Events {
+		if e.Name == name {
+			m := map[string]string{}
+			for _, kv := range e.Attributes {
+				m[string(kv.Key)] = kv.Value.Emit()
+			}
+			found = append(found, m)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d events named %q on span %q, want 1", len(found), name, s.Name)
+	}
+	return found[0]
 }
 
 // Kind is s's span kind.
