@@ -27,6 +27,7 @@ func startTracing(ctx context.Context, cfg *config.Config, role string, log *slo
 		Exporter: t.Exporter, Endpoint: t.Endpoint, TracesEndpoint: t.TracesEndpoint, Protocol: t.Protocol,
 		ServiceName: t.ServiceName, Sampler: t.Sampler, Ratio: t.Ratio(), ResourceAttributes: t.ResourceAttributes,
 		SlowStoreWrite: t.SlowStoreWrite,
+		SlowStep:       t.QuickStepEvents,
 	}, role, version())
 	if err != nil {
 		return nil, fail(ExitFailed, "%v", err)

@@ -33,6 +33,12 @@ type Telemetry struct {
 	// SlowStoreWrite is how long a store write takes before it gets a span
 	// of its own; faster writes are not traced.
 	SlowStoreWrite time.Duration `yaml:"slow_store_write"`
+	// QuickStepEvents, when set, makes a data operation that succeeds at
+	// once in less time an event on its run's span rather than a span of
+	// its own: fewer spans (a sampled span costs more than such a step),
+	// at the price of a trace whose quick steps are not spans. 0: every
+	// operation has its span.
+	QuickStepEvents time.Duration `yaml:"quick_step_events"`
 }
 
 // Samplers are the values of telemetry.sampler.
@@ -72,4 +78,5 @@ func (d *decoder) validateTelemetry(t Telemetry) {
 		}
 	}
 	d.durationIn("telemetry.slow_store_write", t.SlowStoreWrite, 0, time.Hour)
+	d.durationIn("telemetry.quick_step_events", t.QuickStepEvents, 0, time.Second)
 }

@@ -27,8 +27,9 @@ type Settings struct {
 	Ratio              float64
 	ResourceAttributes string // key=value,key=value
 	SlowStoreWrite     time.Duration
-	// SlowStep: a pure step that takes this long or longer has a span of
-	// its own (StartStep); 0 is DefaultSlowStep.
+	// SlowStep: when set, a pure step that succeeds at once in less time
+	// is an event on the run's span instead of a span of its own
+	// (StartStep); 0 gives every step its span.
 	SlowStep time.Duration
 }
 
@@ -82,10 +83,7 @@ func install(tp *sdktrace.TracerProvider, t Settings) {
 	if slow <= 0 {
 		slow = DefaultSlowStoreWrite
 	}
-	slowStep := t.SlowStep
-	if slowStep <= 0 {
-		slowStep = DefaultSlowStep
-	}
+	slowStep := max(t.SlowStep, 0)
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(Propagator)
 	current.Store(&state{tracer: tp.Tracer(Instrumentation), slow: slow, slowStep: slowStep,

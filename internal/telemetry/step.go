@@ -8,21 +8,18 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// DefaultSlowStep is how long a quick step may take and still be an event
-// rather than a span of its own (StartStep), when Settings.SlowStep is not
-// set.
-const DefaultSlowStep = time.Millisecond
-
 // AttrDurationMs is the duration of a step recorded as an event.
 const AttrDurationMs = attribute.Key("sluice.duration_ms")
 
 // Step is the trace of a workflow step whose operation calls nothing out
 // (a pure operation: data in memory, microseconds). A sampled span costs
-// more than such a step (4–6 µs and 1.1 KiB; docs/performance.md), so it
-// has a span of its own only where one tells something: when it is
-// retried (its attempts need a parent), fails, or takes Settings.SlowStep
-// or longer. A quick step that succeeds at once is an event on the
-// enclosing span (the run's), with its attributes and duration.
+// more than such a step (4–6 µs and 1.1 KiB; docs/performance.md). By
+// default every step has its span, as the semantic conventions and an
+// operator reading a trace expect; with Settings.SlowStep set
+// (telemetry.quick_step_events), a step that succeeds at once in less time
+// is an event on the enclosing span (the run's), with its attributes and
+// duration, and only a retried (its attempts need a parent), failed or
+// slower step has a span of its own.
 type Step struct {
 	ctx    context.Context // the enclosing span's, then the step's once made
 	tracer trace.Tracer    // nil: nothing is recorded

@@ -13,9 +13,10 @@ import (
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
-// A pure step is an event on its parent span when it succeeds at once and
-// quickly; a span of its own when it fails, is slow, or is retried (made at
-// its start, the attempts under it). Off, it records nothing.
+// A pure step has its span by default (SlowStep 0); with SlowStep set it is
+// an event on its parent span when it succeeds at once and quickly, and a
+// span of its own when it fails, is slow, or is retried (made at its start,
+// the attempts under it). Off, it records nothing.
 func TestStep(t *testing.T) {
 	op := telemetry.AttrOperation.String("FilterData")
 	for _, c := range []struct {
@@ -25,6 +26,7 @@ func TestStep(t *testing.T) {
 		retried   bool
 		wantEvent bool
 	}{
+		{"default: a span", 0, nil, false, false},
 		{"quick", time.Hour, nil, false, true},
 		{"failed", time.Hour, errors.New("bad"), false, false},
 		{"slow", time.Nanosecond, nil, false, false},

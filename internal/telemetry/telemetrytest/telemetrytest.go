@@ -37,9 +37,8 @@ func Install(t testing.TB) *Recorder {
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	// A pure step is an event however slowly this machine runs it (a
-	// failed or retried one still has its span).
-	restore := telemetry.Install(tp, telemetry.Settings{SlowStep: time.Hour})
+	// The server's defaults: every operation has its span.
+	restore := telemetry.Install(tp, telemetry.Settings{})
 	t.Cleanup(func() {
 		restore()
 		_ = tp.Shutdown(t.Context())
