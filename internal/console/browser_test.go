@@ -192,9 +192,25 @@ func TestBrowserScenarios(t *testing.T) {
 		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="after"][data-status="succeeded"]`)),
 		chromedp.WaitReady(chromedp.CSS(`#run-status.status-success`)),
 	)
+	// At the final frame the whole page comes to the final state, without
+	// a reload: the times filled, no Cancel, the view's status final.
+	b.do("the page settles", chromedp.WaitReady(chromedp.CSS(`#graph[data-settled="true"]`)))
 	b.screenshot("run-done")
-	// The final frame may be seen a moment before the record is read back final.
-	waitFor(t, 10*time.Second, "the run to be stored as a success", func() bool { return s.status(key, running) == "success" })
+	if got := b.text("#run-finished"); strings.TrimSpace(got) == "" {
+		t.Error("a finished run's page shows no Finished time")
+	}
+	if got := b.text("#run-duration"); strings.TrimSpace(got) == "" {
+		t.Error("a finished run's page shows no Duration")
+	}
+	if n := run(b, "cancel buttons", chromedp.Evaluate[int](`document.querySelectorAll("#cancel").length`)); n != 0 {
+		t.Error("a finished run's page still offers Cancel")
+	}
+	if got := b.text("#detail"); !strings.Contains(got, `"success"`) || strings.Contains(got, `"running"`) {
+		t.Errorf("the JSON viewer does not say the run succeeded: %q", got)
+	}
+	if st := s.status(key, running); st != "success" {
+		t.Fatalf("the run is stored as %q", st)
+	}
 
 	// A failed run: its error is on the page.
 	b.do("the failed run", chromedp.Navigate(b.url+"/console/runs/"+failed), chromedp.WaitVisible(chromedp.CSS("#errors")))

@@ -153,6 +153,31 @@
       }
     }
 
+    // settle fetches the run's page again and swaps the parts a finished
+    // run changes. The final frame can come a moment before the stored
+    // record reads final, so a page that is not yet final is asked for
+    // again, a few times.
+    var SETTLED_PARTS = ["facts", "run-actions", "run-errors", "detail"];
+    function settle(tries) {
+      fetch(location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html) { return; }
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var facts = doc.getElementById("facts");
+          var final = facts && facts.getAttribute("data-final") === "true";
+          if (!final && tries < 10) { setTimeout(function () { settle(tries + 1); }, 300 * (tries + 1)); return; }
+          SETTLED_PARTS.forEach(function (id) {
+            var fresh = doc.getElementById(id);
+            var old = document.getElementById(id);
+            if (fresh && old) { old.replaceWith(document.importNode(fresh, true)); }
+          });
+          statusEl = document.getElementById("run-status");
+          graph.setAttribute("data-settled", String(final));
+        })
+        .catch(function () {});
+    }
+
     draw();
     var es = new EventSource(graph.getAttribute("data-events"));
     es.onmessage = function (e) {
@@ -169,10 +194,10 @@
     es.addEventListener("end", function () {
       es.close();
       graph.setAttribute("data-ended", "true");
-      // The run ended while the page was open: show it as the server
-      // renders a finished run (errors, results), the graph drawn again
-      // from the stored frames.
-      if (!startedFinal) { setTimeout(function () { location.reload(); }, 400); }
+      // The run ended while the page was open: bring the facts, the
+      // actions, the errors and the view to what the server renders for a
+      // finished run, the live graph kept.
+      if (!startedFinal) { settle(0); } else { graph.setAttribute("data-settled", "true"); }
     });
     es.addEventListener("failure", function (e) {
       es.close();
