@@ -186,6 +186,15 @@ func TestBrowserScenarios(t *testing.T) {
 		chromedp.Navigate(b.url+"/console/runs/"+running),
 		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="pause"]:not([data-status="succeeded"])`)),
 	)
+	// The plan is drawn whole: the second operation is there, pending,
+	// before the run reaches it (both read at one moment).
+	both := run(b, "the nodes' status", chromedp.Evaluate[string](`(function () {
+		var p = document.querySelector('#graph g[data-op="pause"]'), a = document.querySelector('#graph g[data-op="after"]');
+		return (p ? p.getAttribute("data-status") : "none") + "/" + (a ? a.getAttribute("data-status") : "none");
+	})()`))
+	if pause, after, _ := strings.Cut(both, "/"); pause != "succeeded" && after != "pending" {
+		t.Errorf("while pause is %s, the node after it is %q, want it drawn pending", pause, after)
+	}
 	b.screenshot("run-live")
 	b.do("the node turns green",
 		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="pause"][data-status="succeeded"]`)),
@@ -211,6 +220,21 @@ func TestBrowserScenarios(t *testing.T) {
 	if st := s.status(key, running); st != "success" {
 		t.Fatalf("the run is stored as %q", st)
 	}
+
+	// A plan with branches and a loop: the branch taken and the loop's body
+	// turn green, the other branch stays pending (not run).
+	branchy := s.executeWithInput(key, branchyDoc(200), map[string]any{"users": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}})
+	b.do("the branchy run",
+		chromedp.Navigate(b.url+"/console/runs/"+branchy),
+		chromedp.WaitReady(chromedp.CSS(`#graph[data-settled="true"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="pick"][data-status="succeeded"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="each"][data-status="succeeded"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="idle"][data-status="pending"]`)),
+	)
+	if got := run(b, "the loop body's label", chromedp.Evaluate[string](`document.querySelector('#graph g[data-op="pick"] text').textContent`)); !strings.Contains(got, "×2") {
+		t.Errorf("the loop body's node: %q, want its two iterations counted", got)
+	}
+	b.screenshot("run-plan")
 
 	// A failed run: its error is on the page.
 	b.do("the failed run", chromedp.Navigate(b.url+"/console/runs/"+failed), chromedp.WaitVisible(chromedp.CSS("#errors")))
