@@ -41,13 +41,13 @@ func TestRunPageShowsThePlanAndTheInput(t *testing.T) {
 
 	// A run without an input says so; a run's plan is only its owner's.
 	done := s.execute(key, false, waitOp("w", 0), begin("w"))
-	if p := b.get("/console/runs/" + done).want(t, http.StatusOK); !strings.Contains(p.body, "started without an input") {
+	if p := b.get("/console/runs/"+done).want(t, http.StatusOK); !strings.Contains(p.body, "started without an input") {
 		t.Errorf("no-input run page: %s", between(p.body, `id="input-h"`, `id="view-h"`))
 	}
 	_, other := s.account()
 	ob := s.browser()
 	ob.signIn(other)
-	if p := ob.get("/console/runs/" + id).want(t, http.StatusNotFound); strings.Contains(p.body, "FilterData") {
+	if p := ob.get("/console/runs/"+id).want(t, http.StatusNotFound); strings.Contains(p.body, "FilterData") {
 		t.Error("another account's page shows the plan")
 	}
 }

@@ -128,7 +128,7 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request, ss *session) {
 	}
 	c.render(w, http.StatusOK, "run", ss, view{Title: "Run " + run.RunID, Section: "runs", Notice: noticeOf(r), Data: map[string]any{
 		"Run": run, "Errors": errorsOf(run.Detail), "Question": questionOf(run.Detail),
-		"Plan": planJSON(run.Plan),
+		"Plan":  planJSON(run.Plan),
 		"Final": slices.Contains([]string{"success", "failed", "partial", "cancelled"}, run.Status),
 	}})
 }
