@@ -527,6 +527,7 @@ func TestAgentsPageListsAndInvokes(t *testing.T) {
 	a := s.browser()
 	a.signIn(s.admin)
 	p := a.get("/console/agents").want(t, http.StatusOK)
+	first := p.body
 	if !strings.Contains(p.body, "<code>summarizer</code>") || !strings.Contains(p.body, "closed") || strings.Contains(p.body, token) {
 		t.Fatalf("admin's agents page: %s", p.body)
 	}
@@ -544,5 +545,15 @@ func TestAgentsPageListsAndInvokes(t *testing.T) {
 	p = b.post("/console/agents/invoke", url.Values{"csrf": {p.csrf(t)}, "agent": {"nobody"}, "input": {"x"}}).want(t, http.StatusOK)
 	if !strings.Contains(p.body, `class="error"`) {
 		t.Fatalf("invoke of an agent not granted: %s", p.body)
+	}
+
+	// The admin's page shows the agent's recent calls: none before, the
+	// one invoke after.
+	if !strings.Contains(between(first, `<td class="recent">`, `</td>`), "no calls yet") {
+		t.Errorf("before any call: %q", between(first, `<td class="recent">`, `</td>`))
+	}
+	recent := between(a.get("/console/agents").want(t, http.StatusOK).body, `<td class="recent">`, `</td>`)
+	if !strings.Contains(recent, "1 attempts, 0 % failed; p50 ") {
+		t.Errorf("after one good call: %q", recent)
 	}
 }
