@@ -3,6 +3,7 @@ package console_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"encoding/base64"
 	"encoding/hex"
 	"net"
@@ -466,6 +467,20 @@ func TestSystemPageShowsTheServersCounters(t *testing.T) {
 	j := a.get("/console/admin/stats.json").want(t, http.StatusOK)
 	if j.header.Get("Content-Type") != "application/json" || !strings.Contains(j.body, `"latency_buckets"`) || !strings.Contains(j.body, `"success":`) {
 		t.Fatalf("stats.json: %s", j.body)
+	}
+	// The server keeps its own history of the counters: this read's sample
+	// at least, with the fields the charts read.
+	var served struct {
+		History []struct {
+			Time     time.Time `json:"time"`
+			Requests float64   `json:"requests"`
+			Latency  []any     `json:"latency_buckets"`
+		} `json:"history"`
+	}
+	if err := json.Unmarshal([]byte(j.body), &served); err != nil || len(served.History) == 0 ||
+		served.History[len(served.History)-1].Requests == 0 || served.History[0].Time.IsZero() ||
+		len(served.History[0].Latency) == 0 {
+		t.Fatalf("stats.json's history: %v %s", err, j.body)
 	}
 	b := s.browser()
 	b.signIn(key)

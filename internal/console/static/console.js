@@ -305,7 +305,7 @@
     series.forEach(function (s, si) {
       var n = s.values.length;
       var pts = s.values.map(function (v, i) {
-        var x = n > 1 ? (i * (w - 2 * pad)) / (60 - 1) + pad : pad;
+        var x = n > 1 ? (i * (w - 2 * pad)) / (Math.max(n, 60) - 1) + pad : pad;
         var y = top > 0 && isFinite(v) ? h - (v / top) * (h - pad) : h;
         return x.toFixed(1) + "," + y.toFixed(1);
       });
@@ -321,33 +321,41 @@
     el.replaceChildren(svg);
   }
 
+  // rates are the chart points between two samples of the counters.
+  function rates(prev, st) {
+    var dt = Math.max((Date.parse(st.time) - Date.parse(prev.time)) / 1000, 0.001);
+    var delta = (st.latency_buckets || []).map(function (b, i) {
+      return { le: b.le, count: b.count - (((prev.latency_buckets || [])[i] || {}).count || 0) };
+    });
+    var ex = function (x) { return typeof x === "number" ? x : sum(x); };
+    return { rps: (st.requests - prev.requests) / dt, eps: (st.errors - prev.errors) / dt,
+      xps: (ex(st.executions) - ex(prev.executions)) / dt, p50: quantile(delta, 0.5), p99: quantile(delta, 0.99) };
+  }
+
+  // The charts: the server's history (a sample every 10 s over the last
+  // hour, from admin.stats.get) then what the page sees as it polls.
   function liveCharts(box) {
     var url = box.getAttribute("data-stats");
     var prev = null;
-    var data = { rps: [], eps: [], p50: [], p99: [], xps: [] };
+    var live = [];     // points from this page's polls, the latest 60
     var names = { rps: "requests/s", eps: "errors/s", p50: "p50 ms", p99: "p99 ms", xps: "executions/s" };
-    function push(k, v) { data[k].push(v); if (data[k].length > 60) { data[k].shift(); } }
     function poll() {
       if (document.hidden) { return; }
       fetch(url, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (st) {
         if (!st) { return; }
-        st.at = Date.parse(st.time) || Date.now();
-        if (prev) {
-          var dt = Math.max((st.at - prev.at) / 1000, 0.001);
-          push("rps", (st.requests - prev.requests) / dt);
-          push("eps", (st.errors - prev.errors) / dt);
-          push("xps", (sum(st.executions) - sum(prev.executions)) / dt);
-          var delta = st.latency_buckets.map(function (b, i) {
-            return { le: b.le, count: b.count - ((prev.latency_buckets[i] || {}).count || 0) };
-          });
-          push("p50", quantile(delta, 0.5));
-          push("p99", quantile(delta, 0.99));
-        }
+        if (prev) { live.push(rates(prev, st)); if (live.length > 60) { live.shift(); } }
         prev = st;
+        var hist = [];
+        var h = Array.isArray(st.history) ? st.history : [];
+        for (var i = 1; i < h.length; i++) { hist.push(rates(h[i - 1], h[i])); }
+        var points = hist.concat(live);
         box.querySelectorAll(".chart").forEach(function (el) {
-          lineChart(el, el.getAttribute("data-series").split(",").map(function (k) { return { name: names[k], values: data[k] }; }));
+          lineChart(el, el.getAttribute("data-series").split(",").map(function (k) {
+            return { name: names[k], values: points.map(function (p) { return p[k]; }) };
+          }));
         });
-        box.setAttribute("data-samples", String(data.rps.length));
+        box.setAttribute("data-history", String(hist.length));
+        box.setAttribute("data-samples", String(live.length));
       }).catch(function () {});
     }
     poll();
