@@ -3,9 +3,9 @@ package console_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
