@@ -457,6 +457,10 @@ func TestSystemPageShowsTheServersCounters(t *testing.T) {
 	if got := between(p.body, `<dd id="running">`, "<"); got != "1" {
 		t.Errorf("running: %q", got)
 	}
+	// The test server's agent queue is its SQLite store's, which counts.
+	if got := between(p.body, `<dd id="agent-tasks">`, "<"); got != "0" {
+		t.Errorf("agent tasks: %q", got)
+	}
 	if got := between(p.body, `<dd id="requests">`, "<"); got == "" || got == "0" {
 		t.Errorf("requests: %q", got)
 	}

@@ -21,6 +21,15 @@ type bucket struct {
 	Count uint64  `json:"count"`
 }
 
+// taskDepther is the agent caller that can count its queued tasks
+// (internal/bridge's Client on a table queue).
+type taskDepther interface {
+	TaskDepth(ctx context.Context, max int) (int, bool, error)
+}
+
+// maxTaskDepth bounds the agent task count: a count past it reads "1000+".
+const maxTaskDepth = 1000
+
 // counters are the server's counters at one moment, summed over their
 // labels.
 type counters struct {
@@ -81,7 +90,7 @@ func (s *Server) readCounters() (counters, error) {
 // bucket bounds), and this process's workers. A reader that polls it gets
 // rates and recent quantiles from the differences; history is the same
 // counters every 10 s over the last hour (stats_history.go), oldest first.
-func (s *Server) adminStats(_ context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
+func (s *Server) adminStats(ctx context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
 	c, err := s.readCounters()
 	if err != nil {
 		return fault.New(fault.Internal, "the server's counters could not be read").WithCause(err)
@@ -99,6 +108,15 @@ func (s *Server) adminStats(_ context.Context, _ *Call, _ args, w *e2a.StreamWri
 		workers = s.svc.Executions.Workers()
 	}
 	out["workers"] = workers
+	// The agent task queue's depth, when its queue can count (agent_tasks;
+	// absent otherwise): up to maxTaskDepth, like the runs the page counts.
+	if s.svc.Agents != nil {
+		if q, ok := s.svc.Agents.Caller.(taskDepther); ok {
+			if n, ok, err := q.TaskDepth(ctx, maxTaskDepth); ok && err == nil {
+				out["agent_tasks"] = map[string]any{"count": n, "max": maxTaskDepth}
+			}
+		}
+	}
 	return w.Complete(out)
 }
 
