@@ -3,8 +3,8 @@ package pgqueue
 import (
 	"context"
 
-	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/queue"
+	"github.com/sluicehq/sluice/internal/store/postgres"
 )
 
 var _ queue.Depther = (*Queue)(nil)
