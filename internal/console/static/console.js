@@ -114,11 +114,12 @@
         frame.setAttribute("height", String(bottom - y));
       }
       if (n.ifTrue.length || n.ifFalse.length) {
-        var half = (w - PAD) / 2, top = bottom + ARM;
+        var half = (w - PAD) / 2, top = bottom + ARM, from = bottom;
         [[n.ifTrue, x, "if true"], [n.ifFalse, x + half + PAD, "if false"]].forEach(function (arm) {
           var label = el("text", { x: arm[1] + 4, y: top - 6, "class": "arm" });
           label.textContent = arm[2] + (arm[0].length ? "" : ": nothing");
           svg.appendChild(label);
+          svg.appendChild(el("line", { x1: x + w / 2, y1: from, x2: arm[1] + half / 2, y2: top, "class": "edge" }));
           var end = place(arm[0], arm[1], top, half, svg);
           bottom = Math.max(bottom, end);
         });
