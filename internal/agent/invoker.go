@@ -62,6 +62,7 @@ type Invoker struct {
 	breakers map[string]*breaker
 	health   map[string]Health
 	cards    map[string]cachedCard // A2A agents' cards, by agent name
+	recent   map[string]*recent    // each agent's latest attempts (recent.go)
 }
 
 // NewInvoker makes an Invoker.
@@ -92,7 +93,8 @@ func NewInvoker(o InvokerOptions) *Invoker {
 	c := *base
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Invoker{o: o, client: &c, acp: newACPPool(o.Registry.o.ACP, o.Logger),
-		breakers: map[string]*breaker{}, health: map[string]Health{}, cards: map[string]cachedCard{}}
+		breakers: map[string]*breaker{}, health: map[string]Health{}, cards: map[string]cachedCard{},
+		recent: map[string]*recent{}}
 }
 
 // Close stops the processes of ACP agents the invoker runs.
@@ -135,6 +137,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.
 		return nil, err
 	}
 	br := inv.breaker(c.name, endpointOf(c.entry))
+	seen := inv.recentOf(c.name)
 	retry := c.entry.Retry
 	var last *fault.Error
 	for n := 0; ; n++ {
@@ -151,7 +154,12 @@ func (inv *Invoker) Invoke(ctx context.Context, name, taskID string, input json.
 		if aspan.IsRecording() {
 			aspan.SetAttributes(telemetry.AttrAttempt.Int(n + 1))
 		}
+		began := inv.o.Clock.Now()
 		out, res := inv.attemptOf(c)(actx, c, n+1)
+		if res == nil || res.counts || res.agentAnswered {
+			ended := inv.o.Clock.Now()
+			seen.add(attemptSample{at: ended, took: ended.Sub(began), failed: res != nil})
+		}
 		if res != nil {
 			telemetry.Fail(aspan, res.err)
 		}

@@ -307,3 +307,15 @@ func (c *Client) Dropped() int {
 	defer c.mu.Unlock()
 	return c.dropped
 }
+
+// TaskDepth counts the agent tasks on the queue (waiting, delayed or being
+// called), up to max, when the queue can tell (queue.Depther); ok is false
+// when it cannot.
+func (c *Client) TaskDepth(ctx context.Context, max int) (n int, ok bool, err error) {
+	d, ok := c.Queue.(queue.Depther)
+	if !ok {
+		return 0, false, nil
+	}
+	n, err = d.Depth(ctx, c.tasks(), max)
+	return n, err == nil, err
+}

@@ -186,15 +186,55 @@ func TestBrowserScenarios(t *testing.T) {
 		chromedp.Navigate(b.url+"/console/runs/"+running),
 		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="pause"]:not([data-status="succeeded"])`)),
 	)
+	// The plan is drawn whole: the second operation is there, pending,
+	// before the run reaches it (both read at one moment).
+	both := run(b, "the nodes' status", chromedp.Evaluate[string](`(function () {
+		var p = document.querySelector('#graph g[data-op="pause"]'), a = document.querySelector('#graph g[data-op="after"]');
+		return (p ? p.getAttribute("data-status") : "none") + "/" + (a ? a.getAttribute("data-status") : "none");
+	})()`))
+	if pause, after, _ := strings.Cut(both, "/"); pause != "succeeded" && after != "pending" {
+		t.Errorf("while pause is %s, the node after it is %q, want it drawn pending", pause, after)
+	}
 	b.screenshot("run-live")
 	b.do("the node turns green",
 		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="pause"][data-status="succeeded"]`)),
 		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="after"][data-status="succeeded"]`)),
 		chromedp.WaitReady(chromedp.CSS(`#run-status.status-success`)),
 	)
+	// At the final frame the whole page comes to the final state, without
+	// a reload: the times filled, no Cancel, the view's status final.
+	b.do("the page settles", chromedp.WaitReady(chromedp.CSS(`#graph[data-settled="true"]`)))
 	b.screenshot("run-done")
-	// The final frame may be seen a moment before the record is read back final.
-	waitFor(t, 10*time.Second, "the run to be stored as a success", func() bool { return s.status(key, running) == "success" })
+	if got := b.text("#run-finished"); strings.TrimSpace(got) == "" {
+		t.Error("a finished run's page shows no Finished time")
+	}
+	if got := b.text("#run-duration"); strings.TrimSpace(got) == "" {
+		t.Error("a finished run's page shows no Duration")
+	}
+	if n := run(b, "cancel buttons", chromedp.Evaluate[int](`document.querySelectorAll("#cancel").length`)); n != 0 {
+		t.Error("a finished run's page still offers Cancel")
+	}
+	if got := b.text("#detail"); !strings.Contains(got, `"success"`) || strings.Contains(got, `"running"`) {
+		t.Errorf("the JSON viewer does not say the run succeeded: %q", got)
+	}
+	if st := s.status(key, running); st != "success" {
+		t.Fatalf("the run is stored as %q", st)
+	}
+
+	// A plan with branches and a loop: the branch taken and the loop's body
+	// turn green, the other branch stays pending (not run).
+	branchy := s.executeWithInput(key, branchyDoc(200), map[string]any{"users": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}})
+	b.do("the branchy run",
+		chromedp.Navigate(b.url+"/console/runs/"+branchy),
+		chromedp.WaitReady(chromedp.CSS(`#graph[data-settled="true"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="pick"][data-status="succeeded"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="each"][data-status="succeeded"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#graph g[data-op="idle"][data-status="pending"]`)),
+	)
+	if got := run(b, "the loop body's label", chromedp.Evaluate[string](`document.querySelector('#graph g[data-op="pick"] text').textContent`)); !strings.Contains(got, "×2") {
+		t.Errorf("the loop body's node: %q, want its two iterations counted", got)
+	}
+	b.screenshot("run-plan")
 
 	// A failed run: its error is on the page.
 	b.do("the failed run", chromedp.Navigate(b.url+"/console/runs/"+failed), chromedp.WaitVisible(chromedp.CSS("#errors")))

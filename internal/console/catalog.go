@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -69,6 +70,22 @@ type agentRow struct {
 		LatencyMs  int64     `json:"latency_ms"`
 		CheckedAt  time.Time `json:"checked_at"`
 	} `json:"health"`
+	Recent agentRecent `json:"recent"`
+}
+
+// agentRecent is what the agent's latest attempts from this gateway say
+// (admin.agents.list's recent).
+type agentRecent struct {
+	Attempts  int     `json:"attempts"`
+	Failed    int     `json:"failed"`
+	ErrorRate float64 `json:"error_rate"`
+	P50Ms     int64   `json:"p50_ms"`
+	P99Ms     int64   `json:"p99_ms"`
+}
+
+// ErrorPercent is the error rate as the page prints it.
+func (r agentRecent) ErrorPercent() string {
+	return strconv.FormatFloat(100*r.ErrorRate, 'f', -1, 64) + " %"
 }
 
 func (c *Console) agentsPage(w http.ResponseWriter, r *http.Request, ss *session) {

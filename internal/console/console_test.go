@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
@@ -456,6 +457,10 @@ func TestSystemPageShowsTheServersCounters(t *testing.T) {
 	if got := between(p.body, `<dd id="running">`, "<"); got != "1" {
 		t.Errorf("running: %q", got)
 	}
+	// The test server's agent queue is its SQLite store's, which counts.
+	if got := between(p.body, `<dd id="agent-tasks">`, "<"); got != "0" {
+		t.Errorf("agent tasks: %q", got)
+	}
 	if got := between(p.body, `<dd id="requests">`, "<"); got == "" || got == "0" {
 		t.Errorf("requests: %q", got)
 	}
@@ -466,6 +471,20 @@ func TestSystemPageShowsTheServersCounters(t *testing.T) {
 	j := a.get("/console/admin/stats.json").want(t, http.StatusOK)
 	if j.header.Get("Content-Type") != "application/json" || !strings.Contains(j.body, `"latency_buckets"`) || !strings.Contains(j.body, `"success":`) {
 		t.Fatalf("stats.json: %s", j.body)
+	}
+	// The server keeps its own history of the counters: this read's sample
+	// at least, with the fields the charts read.
+	var served struct {
+		History []struct {
+			Time     time.Time `json:"time"`
+			Requests float64   `json:"requests"`
+			Latency  []any     `json:"latency_buckets"`
+		} `json:"history"`
+	}
+	if err := json.Unmarshal([]byte(j.body), &served); err != nil || len(served.History) == 0 ||
+		served.History[len(served.History)-1].Requests == 0 || served.History[0].Time.IsZero() ||
+		len(served.History[0].Latency) == 0 {
+		t.Fatalf("stats.json's history: %v %s", err, j.body)
 	}
 	b := s.browser()
 	b.signIn(key)
@@ -527,6 +546,7 @@ func TestAgentsPageListsAndInvokes(t *testing.T) {
 	a := s.browser()
 	a.signIn(s.admin)
 	p := a.get("/console/agents").want(t, http.StatusOK)
+	first := p.body
 	if !strings.Contains(p.body, "<code>summarizer</code>") || !strings.Contains(p.body, "closed") || strings.Contains(p.body, token) {
 		t.Fatalf("admin's agents page: %s", p.body)
 	}
@@ -544,5 +564,15 @@ func TestAgentsPageListsAndInvokes(t *testing.T) {
 	p = b.post("/console/agents/invoke", url.Values{"csrf": {p.csrf(t)}, "agent": {"nobody"}, "input": {"x"}}).want(t, http.StatusOK)
 	if !strings.Contains(p.body, `class="error"`) {
 		t.Fatalf("invoke of an agent not granted: %s", p.body)
+	}
+
+	// The admin's page shows the agent's recent calls: none before, the
+	// one invoke after.
+	if !strings.Contains(between(first, `<td class="recent">`, `</td>`), "no calls yet") {
+		t.Errorf("before any call: %q", between(first, `<td class="recent">`, `</td>`))
+	}
+	recent := between(a.get("/console/agents").want(t, http.StatusOK).body, `<td class="recent">`, `</td>`)
+	if !strings.Contains(recent, "1 attempts, 0 % failed; p50 ") {
+		t.Errorf("after one good call: %q", recent)
 	}
 }

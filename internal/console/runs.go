@@ -115,6 +115,8 @@ func (c *Console) decisionsPage(w http.ResponseWriter, r *http.Request, ss *sess
 // read as a JSON object for the pages to look into.
 type runDetail struct {
 	client.Run
+	Input  any            `json:"input"`
+	Plan   []planStep     `json:"plan"`
 	Detail map[string]any `json:"detail"`
 }
 
@@ -126,6 +128,7 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request, ss *session) {
 	}
 	c.render(w, http.StatusOK, "run", ss, view{Title: "Run " + run.RunID, Section: "runs", Notice: noticeOf(r), Data: map[string]any{
 		"Run": run, "Errors": errorsOf(run.Detail), "Question": questionOf(run.Detail),
+		"Plan":  planJSON(run.Plan),
 		"Final": slices.Contains([]string{"success", "failed", "partial", "cancelled"}, run.Status),
 	}})
 }

@@ -21,6 +21,12 @@ type stats struct {
 	HTTP        map[string]float64 `json:"http_responses"`
 	LatencyMs   map[string]float64 `json:"latency_ms"`
 	Workers     int                `json:"workers"`
+	// AgentTasks is the agent task queue's depth, counted up to Max; nil
+	// when the queue cannot count.
+	AgentTasks *struct {
+		Count int `json:"count"`
+		Max   int `json:"max"`
+	} `json:"agent_tasks"`
 }
 
 // bar is one bar of a server-drawn SVG bar chart.

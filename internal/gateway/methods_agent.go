@@ -63,6 +63,7 @@ func (s *Server) adminAgentsList(ctx context.Context, c *Call, _ args, w *e2a.St
 		b, _ := json.Marshal(e)
 		_ = json.Unmarshal(b, &m)
 		m["breaker"] = s.svc.Agents.Invoker.Breaker(e.Name)
+		m["recent"] = s.svc.Agents.Invoker.Recent(e.Name)
 		if h, ok := s.svc.Agents.Invoker.Health(e.Name); ok {
 			m["health"] = h
 		}

@@ -21,20 +21,31 @@ type bucket struct {
 	Count uint64  `json:"count"`
 }
 
-// adminStats answers the server's counters since it started, summed over
-// their labels: calls dispatched and how many failed, calls refused by a
-// rate limit, executions ended by status, HTTP responses by status, the
-// latency histogram of every call (and its p50 and p99, estimated as the
-// bucket bounds), and this process's workers. A reader that polls it gets
-// rates and recent quantiles from the differences.
-func (s *Server) adminStats(_ context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
+// taskDepther is the agent caller that can count its queued tasks
+// (internal/bridge's Client on a table queue).
+type taskDepther interface {
+	TaskDepth(ctx context.Context, max int) (int, bool, error)
+}
+
+// maxTaskDepth bounds the agent task count: a count past it reads "1000+".
+const maxTaskDepth = 1000
+
+// counters are the server's counters at one moment, summed over their
+// labels.
+type counters struct {
+	sample     statsSample
+	refused    float64
+	executions map[string]float64 // ended, by status
+	http       map[string]float64 // responses, by status
+}
+
+// readCounters gathers the counters from the server's registry.
+func (s *Server) readCounters() (counters, error) {
 	families, err := s.registry.Gather()
 	if err != nil {
-		return fault.New(fault.Internal, "the server's counters could not be read").WithCause(err)
+		return counters{}, err
 	}
-	out := map[string]any{"time": s.clock.Now().UTC()}
-	var requests, failed, refused float64
-	executions, httpStatus := map[string]float64{}, map[string]float64{}
+	c := counters{sample: statsSample{Time: s.clock.Now().UTC()}, executions: map[string]float64{}, http: map[string]float64{}}
 	les := map[float64]uint64{}
 	var calls uint64
 	for _, f := range families {
@@ -42,16 +53,18 @@ func (s *Server) adminStats(_ context.Context, _ *Call, _ args, w *e2a.StreamWri
 			switch f.GetName() {
 			case "sluice_requests_total":
 				v := m.GetCounter().GetValue()
-				requests += v
+				c.sample.Requests += v
 				if label(m, "code") != "ok" {
-					failed += v
+					c.sample.Errors += v
 				}
 			case "sluice_rate_limit_refusals_total":
-				refused += m.GetCounter().GetValue()
+				c.refused += m.GetCounter().GetValue()
 			case "sluice_executions_total":
-				executions[label(m, "status")] += m.GetCounter().GetValue()
+				v := m.GetCounter().GetValue()
+				c.executions[label(m, "status")] += v
+				c.sample.Executions += v
 			case "sluice_http_responses_total":
-				httpStatus[label(m, "code")] += m.GetCounter().GetValue()
+				c.http[label(m, "code")] += m.GetCounter().GetValue()
 			case "sluice_request_duration_seconds":
 				h := m.GetHistogram()
 				calls += h.GetSampleCount()
@@ -66,16 +79,44 @@ func (s *Server) adminStats(_ context.Context, _ *Call, _ args, w *e2a.StreamWri
 		buckets = append(buckets, bucket{LE: le, Count: n})
 	}
 	sort.Slice(buckets, func(i, j int) bool { return buckets[i].LE < buckets[j].LE })
-	buckets = append(buckets, bucket{LE: -1, Count: calls})
-	out["requests"], out["errors"], out["rate_limited"] = requests, failed, refused
-	out["executions"], out["http_responses"] = executions, httpStatus
+	c.sample.Latency = append(buckets, bucket{LE: -1, Count: calls})
+	return c, nil
+}
+
+// adminStats answers the server's counters since it started, summed over
+// their labels: calls dispatched and how many failed, calls refused by a
+// rate limit, executions ended by status, HTTP responses by status, the
+// latency histogram of every call (and its p50 and p99, estimated as the
+// bucket bounds), and this process's workers. A reader that polls it gets
+// rates and recent quantiles from the differences; history is the same
+// counters every 10 s over the last hour (stats_history.go), oldest first.
+func (s *Server) adminStats(ctx context.Context, _ *Call, _ args, w *e2a.StreamWriter) error {
+	c, err := s.readCounters()
+	if err != nil {
+		return fault.New(fault.Internal, "the server's counters could not be read").WithCause(err)
+	}
+	s.history.offer(c.sample)
+	out := map[string]any{"time": c.sample.Time}
+	buckets := c.sample.Latency
+	out["requests"], out["errors"], out["rate_limited"] = c.sample.Requests, c.sample.Errors, c.refused
+	out["executions"], out["http_responses"] = c.executions, c.http
 	out["latency_buckets"] = buckets
 	out["latency_ms"] = map[string]any{"p50": quantileMs(buckets, 0.5), "p99": quantileMs(buckets, 0.99)}
+	out["history"] = s.history.samples()
 	workers := 0
 	if s.svc.Executions != nil {
 		workers = s.svc.Executions.Workers()
 	}
 	out["workers"] = workers
+	// The agent task queue's depth, when its queue can count (agent_tasks;
+	// absent otherwise): up to maxTaskDepth, like the runs the page counts.
+	if s.svc.Agents != nil {
+		if q, ok := s.svc.Agents.Caller.(taskDepther); ok {
+			if n, ok, err := q.TaskDepth(ctx, maxTaskDepth); ok && err == nil {
+				out["agent_tasks"] = map[string]any{"count": n, "max": maxTaskDepth}
+			}
+		}
+	}
 	return w.Complete(out)
 }
 

@@ -114,6 +114,7 @@ type Server struct {
 	dispatcher *Dispatcher
 	metrics    *metrics
 	registry   *prometheus.Registry // what admin.stats reads back
+	history    statsHistory         // the counters over the last hour (stats_history.go)
 	sessions   *session.Registry    // message types of A2E sessions
 	preAuth    *preAuthSlots        // session connections still in their handshake
 	// sessionsCtx ends when the server shuts down: WebSocket sessions are
@@ -245,6 +246,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 
 // Serve serves on ln until ctx ends, then shuts down gracefully within grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	go s.sampleStats(ctx)
 	return serveUntil(ctx, s.HTTPServer(ln.Addr().String()), ln, grace, s.stopSessions)
 }
 

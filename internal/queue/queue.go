@@ -187,6 +187,15 @@ func LeaseLost(it Item) *fault.Error {
 		WithSuggestions("Extend leases before they run out; the item's work may be done twice, so keep it idempotent")
 }
 
+// Depther is implemented by the queues that can count a topic's items (the
+// table queues, SQLite and PostgreSQL): the admin's system page shows the
+// agent task queue's depth from it. NATS JetStream and Kafka do not say.
+type Depther interface {
+	// Depth counts topic's items not yet acked (visible, delayed or
+	// leased), up to max: past it, max.
+	Depth(ctx context.Context, topic string, max int) (int, error)
+}
+
 // Backlog is implemented by the queues that can say whether another group's
 // item waits. A consumer busy with one group's long work uses it to give
 // way between steps, so that one group's backlog delays another group's

@@ -57,7 +57,12 @@ func New(cfg Config) *Service {
 // detail, the run as its kind's own API shows it.
 type Run struct {
 	Summary
-	Detail any `json:"detail,omitempty"`
+	// Input is the input the run was started with, as its caller gave it.
+	Input json.RawMessage `json:"input,omitempty"`
+	// Plan is an A2E run's operations as its document declares them (ids
+	// and operation names only), so a client can draw steps not yet run.
+	Plan   []Step `json:"plan,omitempty"`
+	Detail any    `json:"detail,omitempty"`
 }
 
 // Get returns one of p's runs, of any kind.
@@ -66,7 +71,10 @@ func (s *Service) Get(ctx context.Context, p *account.Principal, id string) (*Ru
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{Summary: summaryOf(e)}
+	run := &Run{Summary: summaryOf(e), Input: e.Input}
+	if e.Kind == store.KindA2E {
+		run.Plan = planOf(e.Document)
+	}
 	if v, ok := s.views[e.Kind]; ok {
 		if run.Detail, err = v(ctx, p, id); err != nil {
 			return nil, err

@@ -98,3 +98,39 @@ func testBacklog(t *testing.T, q queue.Queue) {
 	waiting("alice", false) // every visible item is leased
 	waiting("bob", false)
 }
+
+// testDepth: a queue that counts a topic's items (queue.Depther) counts
+// visible, delayed and leased ones, not another topic's nor acked ones,
+// and stops at max.
+func testDepth(t *testing.T, q queue.Queue) {
+	d, ok := q.(queue.Depther)
+	if !ok {
+		t.Skip("no queue.Depther: the queue does not say its depth")
+	}
+	depth := func(max, want int) {
+		t.Helper()
+		got, err := d.Depth(ctx, "deep", max)
+		must(t, err)
+		if got != want {
+			t.Fatalf("Depth(max %d) = %d, want %d", max, got, want)
+		}
+	}
+	depth(10, 0)
+	for _, id := range []string{"a", "b", "c"} {
+		_, err := q.Enqueue(ctx, queue.Message{Topic: "deep", ID: id})
+		must(t, err)
+	}
+	_, err := q.Enqueue(ctx, queue.Message{Topic: "deep", ID: "later", NotBefore: time.Now().Add(time.Hour)})
+	must(t, err)
+	_, err = q.Enqueue(ctx, queue.Message{Topic: "shallow", ID: "x"})
+	must(t, err)
+	depth(10, 4)
+	depth(2, 2)
+	items := lease(t, q, "deep", "w", 2, time.Minute)
+	if len(items) != 2 {
+		t.Fatalf("leased %d", len(items))
+	}
+	depth(10, 4) // leased items are still the queue's
+	must(t, q.Ack(ctx, items[0]))
+	depth(10, 3)
+}

@@ -50,6 +50,7 @@ func RunSuite(t *testing.T, s Suite) {
 		{"Close", testClose},
 		{"FairGroups", testFairGroups},
 		{"Backlog", testBacklog},
+		{"Depth", testDepth},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
