@@ -29,7 +29,7 @@ var _ engine.Checkpointer = Stored{}
 // one over the stored limit is a TooLarge error, which the engine takes as
 // permanent (engine.Checkpointer).
 func (c Stored) Save(ctx context.Context, cp *engine.Checkpoint) error {
-	data, err := json.Marshal(cp)
+	data, err := encode(nil, cp)
 	if err != nil {
 		return fault.New(fault.Internal, "checkpoint of execution %q is not serialisable", cp.ExecutionID).WithCause(err)
 	}

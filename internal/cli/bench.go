@@ -51,5 +51,6 @@ func newBenchCmd(io Stdio) *cobra.Command {
 	cmd.AddCommand(serveCmd)
 	cmd.AddCommand(newBenchDiscoveryCmd(io))
 	cmd.AddCommand(newBenchHTTPCmd(io))
+	cmd.AddCommand(newBenchMCPEchoCmd())
 	return cmd
 }

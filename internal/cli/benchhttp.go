@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/sluicehq/sluice/client"
@@ -36,6 +37,9 @@ const (
 
 var httpBenchScenarios = []string{scenarioDirect, scenarioData5, scenarioApiCall, scenarioSession}
 
+// httpBenchBaselines are scenarios run only when named: they need no server.
+var httpBenchBaselines = []string{scenarioMCPEcho}
+
 type httpBenchOptions struct {
 	URL, Key string
 	// Upstream is the API the ApiCall workflow and the direct baseline call;
@@ -47,6 +51,8 @@ type httpBenchOptions struct {
 	Warmup         time.Duration // per scenario, once, before the first round
 	Rounds         int
 	Scenarios      []string
+	// echoTransport connects the mcpecho scenario's baseline; nil: spawnEcho.
+	echoTransport func() (mcp.Transport, error)
 }
 
 // httpBenchScenario is one scenario's figures over all rounds.
@@ -85,6 +91,9 @@ in the same run:
   apicall  a one-ApiCall workflow GETting the upstream (cache off)
   session  op.FilterData called in an A2E session over WebSocket (/api/v1/session),
            one session per client
+  mcpecho  only when named: the echo tool of a go-sdk MCP server over stdio, which
+           this command spawns, called over one session with --clients calls in
+           flight (issue 27's baseline for the session scenario)
 
 Scenarios alternate in --rounds rounds, so each meets the same machine load.
 Without --upstream the command serves a tiny JSON API on --upstream-listen;
@@ -133,7 +142,7 @@ measure", has the whole recipe. Reads SLUICE_URL and SLUICE_API_KEY.`,
 	fl.DurationVar(&o.Duration, "duration", 10*time.Second, "measured time per scenario, over all rounds")
 	fl.DurationVar(&o.Warmup, "warmup", time.Second, "unmeasured time per scenario before the first round (0: none)")
 	fl.IntVar(&o.Rounds, "rounds", 5, "rounds; each runs every scenario for --duration/--rounds")
-	fl.StringVar(&scenarios, "scenarios", "", "comma-separated: "+strings.Join(httpBenchScenarios, ",")+" (default all)")
+	fl.StringVar(&scenarios, "scenarios", "", "comma-separated: "+strings.Join(slices.Concat(httpBenchScenarios, httpBenchBaselines), ",")+" (default all but "+scenarioMCPEcho+")")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -149,8 +158,8 @@ func runBenchHTTP(ctx context.Context, o httpBenchOptions) (*httpBenchReport, er
 		o.Scenarios = httpBenchScenarios
 	}
 	for _, s := range o.Scenarios {
-		if !slices.Contains(httpBenchScenarios, s) {
-			return nil, fmt.Errorf("--scenarios: unknown scenario %q (%s)", s, strings.Join(httpBenchScenarios, ", "))
+		if !slices.Contains(httpBenchScenarios, s) && !slices.Contains(httpBenchBaselines, s) {
+			return nil, fmt.Errorf("--scenarios: unknown scenario %q (%s)", s, strings.Join(slices.Concat(httpBenchScenarios, httpBenchBaselines), ", "))
 		}
 	}
 	if o.Upstream == "" {
@@ -168,6 +177,11 @@ func runBenchHTTP(ctx context.Context, o httpBenchOptions) (*httpBenchReport, er
 	cl := client.New(o.URL, o.Key, hc)
 	sessions := newBenchSessions(o, hc)
 	defer sessions.close()
+	echo := &benchMCPEcho{connect: o.echoTransport}
+	if echo.connect == nil {
+		echo.connect = spawnEcho
+	}
+	defer echo.close()
 
 	calls := map[string]func(ctx context.Context, c, n int) error{
 		scenarioDirect: func(ctx context.Context, _, _ int) error { return benchGet(ctx, hc, o.Upstream+"/user") },
@@ -180,6 +194,7 @@ func runBenchHTTP(ctx context.Context, o httpBenchOptions) (*httpBenchReport, er
 			return benchOutcome(e, err)
 		},
 		scenarioSession: sessions.call,
+		scenarioMCPEcho: echo.call,
 	}
 	// Ids must not meet those of an earlier run against the same server.
 	var seq atomic.Int64

@@ -73,12 +73,48 @@ type Copier interface {
 const CopyAbove = 4
 
 // appendRows inserts rows into table's cols, in order: by the Copier where
-// q is one and there are more than CopyAbove, else one INSERT a row
-// (pipelined where q can).
+// q is one and there are more than CopyAbove; pipelined, one INSERT a row,
+// where q is a Pipeliner; else (SQLite) in INSERTs of several rows each.
 func appendRows(ctx context.Context, q Querier, table string, cols []string, rows [][]any) error {
 	if c, ok := q.(Copier); ok && len(rows) > CopyAbove {
 		return c.CopyRows(ctx, table, cols, rows)
 	}
-	values := "VALUES (?" + repeatPlaceholders(len(cols)-1) + ")"
-	return execEach(ctx, q, "INSERT INTO "+table+" ("+strings.Join(cols, ", ")+") "+values, rows)
+	insert := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
+	tuple := "(?" + repeatPlaceholders(len(cols)-1) + ")"
+	if _, ok := q.(Pipeliner); ok {
+		return execEach(ctx, q, insert+tuple, rows)
+	}
+	return insertChunks(ctx, q, insert, tuple, rows)
+}
+
+// rowChunks are the row counts of one multi-row INSERT, largest first. A
+// statement a row costs the database/sql and driver round of a call, its
+// argument conversion and a statement reset each; one statement of many
+// rows pays them once (BenchmarkAuditBatch in the SQLite backend). Few
+// fixed sizes keep the prepared statements few: a batch of n rows takes at
+// most n/64 + 3*3 statements.
+var rowChunks = []int{64, 16, 4, 1}
+
+// insertChunks inserts rows, in order, in multi-row INSERTs of rowChunks'
+// sizes. insert ends in "VALUES "; tuple is one row's "(?, ...)".
+func insertChunks(ctx context.Context, q Querier, insert, tuple string, rows [][]any) error {
+	width := strings.Count(tuple, "?")
+	for _, n := range rowChunks {
+		if len(rows) < n {
+			continue
+		}
+		query := insert + tuple + strings.Repeat(", "+tuple, n-1)
+		args := make([]any, 0, n*width)
+		for len(rows) >= n {
+			args = args[:0]
+			for _, r := range rows[:n] {
+				args = append(args, r...)
+			}
+			if _, err := q.Exec(ctx, query, args...); err != nil {
+				return err
+			}
+			rows = rows[n:]
+		}
+	}
+	return nil
 }

@@ -148,6 +148,9 @@ func testAudit(t *testing.T, s store.Store) {
 		if all[i].ID >= all[i-1].ID {
 			t.Fatalf("ids not falling: %d then %d", all[i-1].ID, all[i].ID)
 		}
+		if want := fmt.Sprintf("req-%02d", 29-i); all[i].RequestID != want {
+			t.Fatalf("record %d newest first is %s, want %s: a batch went in out of order", i, all[i].RequestID, want)
+		}
 	}
 	count := func(q store.AuditQuery, want int, check func(store.AuditRecord) bool) {
 		t.Helper()
