@@ -3,6 +3,8 @@ package engine
 import (
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
@@ -52,4 +54,8 @@ type Event struct {
 	Reason    string        `json:"reason,omitempty"`     // waiting
 	DeltaKind string        `json:"deltaKind,omitempty"`  // chunk: an E2A delta kind
 	Delta     any           `json:"delta,omitempty"`      // chunk: a string, or an object
+	// Trace is the span context of the run the event belongs to, when
+	// tracing is on: an observer of finished operations gives it to its
+	// latency histogram as the exemplar. Never encoded.
+	Trace trace.SpanContext `json:"-"`
 }

@@ -11,9 +11,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/datamodel"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/ids"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // halt says why a sequence of steps stopped early.
@@ -505,6 +508,9 @@ func (ex *execution) emit(ev Event) {
 	}
 	ev.ExecutionID = ex.id
 	ev.Time = ex.e.clock.Now()
+	if telemetry.Enabled() {
+		ev.Trace = trace.SpanContextFromContext(ex.ctx)
+	}
 	ex.evMu.Lock()
 	defer ex.evMu.Unlock()
 	ex.onEvent(ev)

@@ -200,7 +200,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 			if ev.Kind == engine.EventFailed {
 				outcome = "failed"
 			}
-			srv.Operation(ev.Operation, outcome, time.Duration(ev.Duration)*time.Millisecond)
+			srv.Operation(ev.Trace, ev.Operation, outcome, time.Duration(ev.Duration)*time.Millisecond)
 		},
 		Slots:    lim.slots,
 		Finished: func(status string) { srv.Execution(status) },

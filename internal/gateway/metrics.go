@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -72,9 +73,10 @@ func (m *metrics) sessionRefused(transport, reason string) {
 	m.sessions.WithLabelValues(transport, reason).Inc()
 }
 
-// Operation records a finished (outcome "ok") or failed operation.
-func (s *Server) Operation(name, outcome string, d time.Duration) {
-	s.metrics.operations.WithLabelValues(name, outcome).Observe(d.Seconds())
+// Operation records a finished (outcome "ok") or failed operation; the
+// run's sampled trace, when there is one, is the bucket's exemplar.
+func (s *Server) Operation(sc trace.SpanContext, name, outcome string, d time.Duration) {
+	telemetry.ObserveIn(sc, s.metrics.operations.WithLabelValues(name, outcome), d.Seconds())
 }
 
 // Execution records an execution that ended with status.

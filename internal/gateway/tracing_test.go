@@ -81,6 +81,7 @@ func TestTraceOfARESTExecute(t *testing.T) {
 	tr.Under(t, call, "POST /api/v1/workflows/execute")
 	fetch := tr.One(t, "operation ApiCall")
 	tr.Under(t, fetch, "run a2e")
+	assertExemplars(t, s, "sluice_request_duration_seconds_bucket", "sluice_operation_duration_seconds_bucket")
 	// Every operation has its span by default (telemetry.quick_step_events
 	// is off), a pure one too.
 	if filter := tr.One(t, "operation FilterData"); telemetrytest.Attr(filter, "sluice.operation.type") != "FilterData" {
@@ -320,5 +321,27 @@ func TestTraceOfARefusedCall(t *testing.T) {
 	}
 	if len(tr.Named("run a2e")) != 0 {
 		t.Fatal("a refused call ran")
+	}
+}
+
+// assertExemplars checks that each histogram's buckets in the OpenMetrics
+// exposition carry the test trace as an exemplar (a sampled call's bucket
+// leads to its trace).
+func assertExemplars(t *testing.T, s *testServer, series ...string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.http.URL+"/metrics", nil)
+	req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+	text := string(s.do(req).want(t, 200).raw)
+	for _, name := range series {
+		found := false
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, name+"{") && strings.Contains(line, `trace_id="`+telemetrytest.TraceID+`"`) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("no bucket of %s has the trace %s as its exemplar", name, telemetrytest.TraceID)
+		}
 	}
 }
