@@ -23,7 +23,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/sluicehq/sluice/client"
 	"github.com/sluicehq/sluice/protocol/session"
 )
 
@@ -174,7 +173,6 @@ func runBenchHTTP(ctx context.Context, o httpBenchOptions) (*httpBenchReport, er
 	transport := &http.Transport{MaxIdleConns: 4 * o.Load.Clients, MaxIdleConnsPerHost: 2 * o.Load.Clients, IdleConnTimeout: time.Minute}
 	defer transport.CloseIdleConnections()
 	hc := &http.Client{Transport: transport, Timeout: time.Minute}
-	cl := client.New(o.URL, o.Key, hc)
 	sessions := newBenchSessions(o, hc)
 	defer sessions.close()
 	echo := &benchMCPEcho{connect: o.echoTransport}
@@ -183,15 +181,21 @@ func runBenchHTTP(ctx context.Context, o httpBenchOptions) (*httpBenchReport, er
 	}
 	defer echo.close()
 
+	data5, err := newExecutePoster(hc, o.URL, o.Key, dataWorkflow("http", -1, -1), benchExecutionID("data", "http", -1, -1), true)
+	if err != nil {
+		return nil, err
+	}
+	apicall, err := newExecutePoster(hc, o.URL, o.Key, apiCallWorkflow(o.Upstream, "http", -1, -1), benchExecutionID("api", "http", -1, -1), false)
+	if err != nil {
+		return nil, err
+	}
 	calls := map[string]func(ctx context.Context, c, n int) error{
 		scenarioDirect: func(ctx context.Context, _, _ int) error { return benchGet(ctx, hc, o.Upstream+"/user") },
 		scenarioData5: func(ctx context.Context, c, n int) error {
-			e, err := cl.Execute(ctx, dataWorkflow("http", c, n), client.ExecuteOptions{Input: dataInput(n)})
-			return benchOutcome(e, err)
+			return data5.post(ctx, benchExecutionID("data", "http", c, n), n)
 		},
 		scenarioApiCall: func(ctx context.Context, c, n int) error {
-			e, err := cl.Execute(ctx, apiCallWorkflow(o.Upstream, "http", c, n), client.ExecuteOptions{})
-			return benchOutcome(e, err)
+			return apicall.post(ctx, benchExecutionID("api", "http", c, n), n)
 		},
 		scenarioSession: sessions.call,
 		scenarioMCPEcho: echo.call,

@@ -18,6 +18,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -347,7 +348,7 @@ func dataWorkflow(tag string, cl, n int) string {
 {"type":"operationUpdate","operationId":"top","operation":{"TransformData":{"inputPath":"/workflow/ranked","transform":"select","config":{"fields":["name","points"]},"outputPath":"/workflow/top"}}}
 {"type":"operationUpdate","operationId":"totals","operation":{"TransformData":{"inputPath":"/input/items","transform":"aggregate","config":{"operations":[{"op":"sum","field":"points","as":"points"},{"op":"count","as":"n"}],"groupBy":"status"},"outputPath":"/workflow/totals"}}}
 {"type":"operationUpdate","operationId":"report","operation":{"MergeData":{"sources":["/workflow/top","/workflow/totals"],"strategy":"concat","outputPath":"/workflow/report"}}}
-{"type":"beginExecution","executionId":"data-%s-%d-%d","operationOrder":["active","ranked","top","totals","report"]}`, tag, cl, n)
+{"type":"beginExecution","executionId":"%s","operationOrder":["active","ranked","top","totals","report"]}`, benchExecutionID("data", tag, cl, n))
 }
 
 func dataInput(n int) map[string]any {
@@ -362,11 +363,16 @@ func dataInput(n int) map[string]any {
 	return map[string]any{"items": items}
 }
 
+// benchExecutionID is the execution id of client cl's n-th call.
+func benchExecutionID(kind, tag string, cl, n int) string {
+	return kind + "-" + tag + "-" + strconv.Itoa(cl) + "-" + strconv.Itoa(n)
+}
+
 // apiCallWorkflow GETs the upstream once (result cache off, so every call
 // reaches it).
 func apiCallWorkflow(upstream, tag string, cl, n int) string {
 	return fmt.Sprintf(`{"type":"operationUpdate","operationId":"get","operation":{"ApiCall":{"method":"GET","url":"%s/user","cache":false,"outputPath":"/workflow/user"}}}
-{"type":"beginExecution","executionId":"api-%s-%d-%d","operationOrder":["get"]}`, upstream, tag, cl, n)
+{"type":"beginExecution","executionId":"%s","operationOrder":["get"]}`, upstream, benchExecutionID("api", tag, cl, n))
 }
 
 // Write prints the report as a table.

@@ -5,21 +5,32 @@ import (
 	"database/sql"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
 // writer owns the single write connection. Callers hand it a function; it
 // runs the functions of every caller waiting at that moment in one
-// transaction, each inside its own savepoint (so one caller's failure undoes
-// only its own changes), commits once, and then answers them all. SQLite
-// allows one writer at a time anyway; batching turns N fsyncs and N lock
-// round-trips into one while every caller still hears back only after its
-// write is committed.
+// transaction, commits once, and then answers them all. SQLite allows one
+// writer at a time anyway; batching turns N commits (each writing the pages
+// it touched to the WAL, the shared ones of the indexes again every time)
+// into one while every caller still hears back only after its write is
+// committed.
+//
+// A batch first runs its functions one after the other with nothing between
+// them. Should one fail, the transaction is rolled back and the batch run
+// again with each function inside its own savepoint, so that one caller's
+// failure undoes only its own changes. Failures are rare, and a savepoint
+// per write copies every page the write touches into the statement
+// journal, so the common case does without.
 //
 // No artificial delay is added to gather a batch: while one transaction
-// commits, the next callers queue up, so batches grow exactly as fast as load
-// does and a lone write pays no wait.
+// commits, the next callers queue up, so batches grow as fast as load does
+// and a lone write pays no wait. (A wait of 0.5 ms while writes kept coming
+// was tried: batches grew from 1.5 to 7 writes at 3.5k executions/s, the
+// server's CPU per execution did not move, and at 500 executions/s the
+// median latency of an ApiCall workflow went from 1.7 to 4.3 ms.)
 type writer struct {
 	db       *sql.DB
 	conn     *sql.Conn // the one write connection, held for the writer's life
@@ -30,6 +41,10 @@ type writer struct {
 	// conn, which keeps prepared statements alive across transactions
 	// (database/sql's Tx would close them at every commit).
 	stmts map[string]*sql.Stmt
+
+	// commits and writes count transactions committed and the writes
+	// they carried (a test reads them).
+	commits, writes atomic.Int64
 
 	mu      sync.RWMutex // guards closed against sends on reqs
 	closed  bool
@@ -75,7 +90,10 @@ func (w *writer) start(ctx context.Context) error {
 // only the Tx it is given and must not block on anything but the database: it
 // runs on the one writer goroutine. When ctx ends while the write waits its
 // turn, it is dropped; once it has run, its outcome is awaited regardless of
-// ctx, so a nil error always means committed.
+// ctx, so a nil error always means committed. fn may run more than once
+// (see writer): it must do nothing but its statements, or nothing that
+// running it again undoes wrong (PostgreSQL's Write runs it again too, after
+// a transient failure).
 func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
 	return db.w.submit(ctx, fn)
 }
@@ -145,6 +163,9 @@ func (w *writer) commit(batch []*writeReq) {
 		w.failAll(batch, unavailable("the database cannot be written", err))
 		return
 	}
+	if len(batch) > 1 && w.runTogether(batch) {
+		return
+	}
 	t := &Tx{w: w}
 	single := len(batch) == 1
 	ran := 0
@@ -183,10 +204,52 @@ func (w *writer) commit(batch []*writeReq) {
 		w.rollback()
 		return
 	}
+	w.finish(batch, ran)
+}
+
+// runTogether runs the batch's functions in the open transaction with no
+// savepoints and commits them, reporting true; when one fails it rolls
+// back, opens a new transaction and reports false, for the batch to run
+// again one savepoint a write. A batch that cannot go on (BEGIN failed
+// again, COMMIT failed) is answered here and reported true.
+func (w *writer) runTogether(batch []*writeReq) bool {
+	t := &Tx{w: w}
+	ran := 0
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			continue
+		}
+		if err := runFn(r.fn, t); err != nil {
+			w.rollback()
+			for _, r := range batch {
+				r.err = nil
+			}
+			if err := w.exec("BEGIN IMMEDIATE"); err != nil {
+				w.failAll(batch, unavailable("the database cannot be written", err))
+				return true
+			}
+			return false
+		}
+		ran++
+	}
+	if ran == 0 {
+		w.rollback()
+		return true
+	}
+	w.finish(batch, ran)
+	return true
+}
+
+// finish commits the open transaction, in which ran of batch's writes ran.
+func (w *writer) finish(batch []*writeReq, ran int) {
 	if err := w.exec("COMMIT"); err != nil {
 		w.log.Error("commit failed", "writes", ran, "error", err)
 		w.abort(batch, err)
+		return
 	}
+	w.commits.Add(1)
+	w.writes.Add(int64(ran))
 }
 
 // exec runs a transaction-control statement on the write connection,
