@@ -19,6 +19,7 @@ import (
 	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/a2e"
 	"github.com/sluicehq/sluice/protocol/e2a"
+	"github.com/sluicehq/sluice/protocol/jsonvalue"
 )
 
 // Request is one workflow.execute call. Its workflow is one of Document,
@@ -103,7 +104,8 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 		rec.ClientID = c.Workflow().Begin.ExecutionID
 	}
 	if req.Input != nil {
-		in, err := json.Marshal(req.Input)
+		// json.Marshal's bytes, without reflection over the decoded tree.
+		in, err := jsonvalue.Append(nil, req.Input)
 		if err != nil {
 			return nil, fault.New(fault.Invalid, "params.input is not JSON").WithCause(err)
 		}

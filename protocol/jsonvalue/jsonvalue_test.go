@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/sluicehq/sluice/protocol/jsonvalue"
@@ -25,6 +26,9 @@ func TestAppendAsMarshal(t *testing.T) {
 		nil, true, false, "", "plain", "<a href=\"x\">&amp;</a>", "\x00\x01\b\f\n\r\t\x1f\x7f\\", "\u2028\u2029é😀",
 		"\xff\xfe bad \xc3", 0.0, math.Copysign(0, -1), 1.0, -1.5, 1e20, 1e21, 123456789e15, 1e-6, 1e-7, 5e-324,
 		math.MaxFloat64, 3, int64(-9), json.Number("12.50"),
+		// Whole floats about 2^53, where the integer form stops and the
+		// shortest digits start: 2^53 + 2 is written as json.Marshal does.
+		float64(1<<53 - 1), -float64(1<<53 - 1), float64(1 << 53), float64(1<<53 + 2), 1e15, -1e15, 4503599627370497.0, 123.0, -7.0,
 		map[string]any{}, map[string]any(nil), []any{}, []any(nil),
 		map[string]any{"b": 1.0, "a": []any{"x", nil, map[string]any{"<k>": false, "k": 2.5}}, "": "empty"},
 		[]any{map[string]any{"one": 1.0}}, []string{"typed"}, map[string]int{"z": 1, "a": 2},
@@ -39,7 +43,7 @@ func TestAppendAsMarshal(t *testing.T) {
 
 // A tree decoded from any JSON is encoded as json.Marshal encodes it.
 func FuzzAppendAsMarshal(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5e-7,"x<y"],"b":{"c":null,"d":true}}`, `"\u2028\ud800"`, `[1e21,-0,0.000001]`, `{"z":1,"a":2,"m":3}`} {
+	for _, s := range []string{`{"a":[1,2.5e-7,"x<y"],"b":{"c":null,"d":true}}`, `"\u2028\ud800"`, `[1e21,-0,0.000001]`, `{"z":1,"a":2,"m":3}`, `[9007199254740991,9007199254740993,-9007199254740992,1e15,100]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -78,4 +82,15 @@ func BenchmarkAppend(b *testing.B) {
 			_, _ = json.Marshal(v)
 		}
 	})
+}
+
+func BenchmarkAppendFloat(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for _, f := range []float64{120, 2.5} {
+		b.Run(strconv.FormatFloat(f, 'g', -1, 64), func(b *testing.B) {
+			for b.Loop() {
+				buf, _ = jsonvalue.AppendFloat(buf[:0], f, 64)
+			}
+		})
+	}
 }
