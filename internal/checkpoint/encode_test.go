@@ -3,7 +3,9 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -75,5 +77,65 @@ func BenchmarkEncode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A result that is a workflow value (the same list or map in memory) is
+// stored once, as a reference, and read back into results, shared with the
+// workflow tree; the checkpoint read back is the one json.Marshal would
+// have stored. A reference to a value the tree does not hold, or beside a
+// stored value of the same result, is an error; a checkpoint json.Marshal
+// wrote (no references) still reads.
+func TestResultsThatAreWorkflowValuesStoredOnce(t *testing.T) {
+	users := []any{map[string]any{"name": "ann"}, map[string]any{"name": "bob"}}
+	active := map[string]any{"ann": true}
+	cp := &engine.Checkpoint{Version: engine.CheckpointVersion, ExecutionID: "ex-1", Status: engine.StatusRunning,
+		Workflow:  map[string]any{"users": users, "active": active, "n": 2.0},
+		Results:   map[string]any{"fetch": users, "pick": active, "count": 2.0, "copy": []any{map[string]any{"name": "ann"}}, "first": users[:1]},
+		Finished:  []string{"0"},
+		DataBytes: engine.PresizeAbove, // sized first, as a large one
+	}
+	got, err := encode(nil, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Results    map[string]json.RawMessage `json:"results"`
+		ResultRefs map[string]string          `json:"resultRefs"`
+	}
+	if err := json.Unmarshal(got, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.ResultRefs) != 2 || raw.ResultRefs["fetch"] != "users" || raw.ResultRefs["pick"] != "active" {
+		t.Errorf("references %v, want fetch → users and pick → active", raw.ResultRefs)
+	}
+	if len(raw.Results) != 3 || raw.Results["fetch"] != nil {
+		t.Errorf("stored results %v: want count, copy and first (equal values, or a shorter list, are not the same value)", raw.Results)
+	}
+	back, err := decode(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%p", back.Results["fetch"]) != fmt.Sprintf("%p", back.Workflow["users"]) {
+		t.Error("the result read back is not the workflow's value")
+	}
+	want, _ := json.Marshal(cp)
+	again, _ := json.Marshal(back)
+	var w, g any
+	_ = json.Unmarshal(want, &w)
+	_ = json.Unmarshal(again, &g)
+	if !reflect.DeepEqual(w, g) {
+		t.Errorf("read back\n%s\nwant\n%s", again, want)
+	}
+	if old, err := decode(want); err != nil || len(old.Results) != 5 {
+		t.Errorf("json.Marshal's checkpoint read back with %d results, %v", len(old.Results), err)
+	}
+	for _, bad := range []string{
+		`{"version":1,"executionId":"x","workflow":{},"results":{},"resultRefs":{"fetch":"users"}}`,
+		`{"version":1,"executionId":"x","workflow":{"users":[1]},"results":{"fetch":[1]},"resultRefs":{"fetch":"users"}}`,
+	} {
+		if _, err := decode([]byte(bad)); err == nil {
+			t.Errorf("%s was read", bad)
+		}
 	}
 }

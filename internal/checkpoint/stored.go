@@ -5,7 +5,6 @@ package checkpoint
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
@@ -48,9 +47,9 @@ func (c Stored) Load(ctx context.Context, executionID string) (*engine.Checkpoin
 	if err != nil {
 		return nil, err
 	}
-	var cp engine.Checkpoint
-	if err := json.Unmarshal(data, &cp); err != nil {
+	cp, err := decode(data)
+	if err != nil {
 		return nil, fault.New(fault.Internal, "checkpoint of execution %q is unreadable", executionID).WithCause(err)
 	}
-	return &cp, nil
+	return cp, nil
 }

@@ -69,7 +69,17 @@ type Checkpoint struct {
 	// Parked is set when the run stopped at a step with nothing to do until
 	// a time (a Wait): the execution goes on then, from this checkpoint.
 	Parked *Parked `json:"parked,omitempty"`
+
+	// DataBytes is what the execution's data budget had charged (the
+	// estimated heap of its data), for the encoder to size a large
+	// checkpoint before encoding it. Not encoded.
+	DataBytes int64 `json:"-"`
 }
+
+// PresizeAbove is the data, in estimated heap bytes, from which an encoder
+// walks a tree once to size its buffer (jsonvalue.Size) before encoding it:
+// below, letting the buffer grow costs less than the walk.
+const PresizeAbove = 256 << 10
 
 // Parked is the step that parked an execution, since when and until when.
 type Parked struct {

@@ -301,6 +301,7 @@ func (ex *execution) result(status Status) *Result {
 		Errors:      slices.Clone(ex.errs),
 		DurationMs:  ex.elapsed().Milliseconds(),
 		StartedAt:   ex.startedAt,
+		DataBytes:   ex.data.Used(),
 	}
 	if status == StatusWaiting && ex.waiting != nil {
 		r.Waiting = &Waiting{OperationID: ex.waiting.OperationID, Reason: ex.waiting.Reason, Request: ex.waiting.Request}
@@ -374,6 +375,7 @@ func (ex *execution) checkpoint(status Status) *Checkpoint {
 		SavedAt:     ex.e.clock.Now(),
 		Waiting:     ex.waiting,
 		Parked:      ex.parked,
+		DataBytes:   ex.data.Used(),
 	}
 	if cp.Errors == nil {
 		cp.Errors = []fault.Object{}

@@ -45,6 +45,10 @@ type Result struct {
 	// the status is running, the checkpoint is saved, and the caller resumes
 	// the execution at this time. Not part of the execute response.
 	ParkedUntil time.Time
+	// DataBytes is what the execution's data budget had charged when the
+	// result was made (the estimated heap of its data): MarshalJSON sizes a
+	// large result before encoding it (jsonvalue.Size). Not encoded.
+	DataBytes int64
 }
 
 // Waiting says which step waits for an answer and what it asks.
@@ -72,7 +76,15 @@ type resultJSON struct {
 // fields, its escaping); the results tree is written by jsonvalue, without
 // reflection, since it is most of every response (docs/performance.md).
 func (r *Result) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 256)
+	size := 256
+	if r.DataBytes >= PresizeAbove {
+		n, err := jsonvalue.Size(r.Results)
+		if err != nil {
+			return nil, err
+		}
+		size += n
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `{"execution_id":`...)
 	b = jsonvalue.AppendString(b, r.ExecutionID, true)
 	b = append(b, `,"status":`...)

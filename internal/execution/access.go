@@ -142,7 +142,12 @@ func cancelledResult(e store.Execution) *engine.Result {
 	res := &engine.Result{ExecutionID: e.ID, Status: engine.StatusCancelled}
 	if len(e.Result) > 0 && e.Kind == store.KindA2E {
 		v := viewOf(e)
-		res.Results, res.Errors, res.DurationMs = v.Results, v.Errors, v.DurationMs
+		res.Errors, res.DurationMs = v.Errors, v.DurationMs
+		// Cancelling is rare and the results a run had are small next to
+		// what it may still hold: decoded here, as the result is rebuilt.
+		if err := json.Unmarshal(v.Results, &res.Results); err != nil {
+			res.Results = map[string]any{}
+		}
 	}
 	return res
 }

@@ -14,7 +14,11 @@ func (s *Server) executionGet(ctx context.Context, c *Call, a args, w *e2a.Strea
 	if err != nil {
 		return err
 	}
-	return w.Complete(v)
+	b, err := v.JSON()
+	if err != nil {
+		return err
+	}
+	return w.Complete(b)
 }
 
 // statusParam reads a list's status filter.

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -158,6 +159,15 @@ func errorObject(o fault.Object) map[string]any { return map[string]any{"error":
 
 // writeJSON writes v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	if pieces, ok := v.(io.WriterTo); ok {
+		// JSON in pieces (an execution read back: its results as stored),
+		// written without joining them.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = pieces.WriteTo(w)
+		_, _ = w.Write([]byte{'\n'})
+		return
+	}
 	var b []byte
 	var err error
 	if raw, ok := v.(json.RawMessage); ok {

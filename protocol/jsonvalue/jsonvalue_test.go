@@ -19,6 +19,10 @@ func same(t *testing.T, v any) {
 	if (werr != nil) != (gerr != nil) || werr == nil && !bytes.Equal(got, want) {
 		t.Fatalf("Append(%#v) = %s, %v; json.Marshal: %s, %v", v, got, gerr, want, werr)
 	}
+	n, serr := jsonvalue.Size(v)
+	if (serr != nil) != (werr != nil) || serr == nil && n != len(want) {
+		t.Fatalf("Size(%#v) = %d, %v; json.Marshal: %d bytes, %v", v, n, serr, len(want), werr)
+	}
 }
 
 func TestAppendAsMarshal(t *testing.T) {
@@ -54,6 +58,9 @@ func FuzzAppendAsMarshal(f *testing.F) {
 		if enc.Encode(string(data)) == nil {
 			if got := jsonvalue.AppendString(nil, string(data), false); !bytes.Equal(append(got, '\n'), buf.Bytes()) {
 				t.Fatalf("AppendString(%q, false) = %s, want %s", data, got, buf.Bytes())
+			}
+			if n := jsonvalue.StringSize(string(data), false); n != buf.Len()-1 {
+				t.Fatalf("StringSize(%q, false) = %d, want %d", data, n, buf.Len()-1)
 			}
 		}
 		var v any

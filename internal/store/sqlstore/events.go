@@ -20,7 +20,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, executionID string, data jso
 	err := s.b.Write(ctx, func(tx Querier) error {
 		_, err := tx.Exec(ctx, `INSERT INTO checkpoints (execution_id, data, saved_at) VALUES (?, ?, ?)
 			ON CONFLICT (execution_id) DO UPDATE SET data = excluded.data, saved_at = excluded.saved_at`,
-			executionID, string(data), now)
+			executionID, jsonText(data), now)
 		if s.b.IsForeignKey(err) {
 			return notFound("execution", executionID)
 		}
@@ -39,7 +39,7 @@ func (s *Store) LoadCheckpoint(ctx context.Context, executionID string) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(data), nil
+	return rawJSON(&data), nil
 }
 
 var eventCols = []string{"execution_id", "seq", "data", "created_at"}
@@ -74,7 +74,7 @@ func (s *Store) AppendEvents(ctx context.Context, executionID string, frames ...
 		}
 		rows := make([][]any, len(frames))
 		for i, f := range frames {
-			rows[i] = []any{executionID, last - n + 1 + int64(i), string(f), now}
+			rows[i] = []any{executionID, last - n + 1 + int64(i), sharedText(f), now}
 		}
 		return appendRows(ctx, tx, "events", eventCols, rows)
 	})
@@ -97,7 +97,7 @@ func (s *Store) ListEvents(ctx context.Context, executionID string, afterSeq int
 		ev := store.Event{ExecutionID: executionID}
 		var data string
 		err := row.Scan(&ev.Seq, &data, s.b.ScanTime(&ev.CreatedAt))
-		ev.Data = json.RawMessage(data)
+		ev.Data = rawJSON(&data)
 		return ev, err
 	}, `SELECT seq, data, created_at FROM events WHERE execution_id = ? AND seq > ? ORDER BY seq LIMIT ?`, executionID, afterSeq, limit)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/sluicehq/sluice/internal/fault"
 )
@@ -20,19 +21,33 @@ func New(b Backend) *Store { return &Store{b: b} }
 // jsonText binds JSON to a text column, kept byte for byte (text, not jsonb,
 // so a value reads back exactly as it was given); empty is NULL. rawJSON
 // reads it back.
+//
+// Neither copies: a result or checkpoint can be tens of megabytes, and a
+// copy each way was a share of the heap a large execution peaks at
+// (docs/performance.md, memory per byte of result). jsonText's string
+// shares v's bytes: the drivers copy a bound value into their own buffers
+// during the call and keep nothing, and no caller changes a value it has
+// handed to the store. rawJSON's bytes are the scanned string's, which
+// nothing else holds.
 func jsonText(v json.RawMessage) *string {
 	if len(v) == 0 {
 		return nil
 	}
-	s := string(v)
+	s := sharedText(v)
 	return &s
 }
+
+// sharedText is jsonText's string of non-empty JSON, not a pointer.
+func sharedText(v json.RawMessage) string { return unsafe.String(unsafe.SliceData(v), len(v)) }
 
 func rawJSON(s *string) json.RawMessage {
 	if s == nil {
 		return nil
 	}
-	return json.RawMessage(*s)
+	if len(*s) == 0 {
+		return json.RawMessage{}
+	}
+	return unsafe.Slice(unsafe.StringData(*s), len(*s))
 }
 
 // prefixed qualifies each of a comma-separated column list with prefix.
