@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/engine"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/agenthttp"
@@ -132,14 +133,12 @@ func (r *Runner) outputsSoFar(ctx context.Context, wf *agenthttp.Workflow, e sto
 		}
 		return out, nil
 	}
-	var cp struct {
-		Results map[string]json.RawMessage `json:"results"`
-	}
-	if err := json.Unmarshal(raw, &cp); err != nil {
+	results, err := engine.CheckpointResults(raw)
+	if err != nil {
 		return nil, fault.New(fault.Internal, "the checkpoint of run %s is unreadable", e.ID).WithCause(err)
 	}
 	for _, id := range wf.Order() {
-		if v, ok := cp.Results[id]; ok {
+		if v, ok := results[id]; ok {
 			out[id] = v
 		}
 	}

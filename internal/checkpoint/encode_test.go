@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,6 +128,11 @@ func TestResultsThatAreWorkflowValuesStoredOnce(t *testing.T) {
 	if !reflect.DeepEqual(w, g) {
 		t.Errorf("read back\n%s\nwant\n%s", again, want)
 	}
+	// The engine's raw reader (agentflow's) finds the same results.
+	rawResults, err := engine.CheckpointResults(got)
+	if err != nil || len(rawResults) != 5 || string(rawResults["fetch"]) != `[{"name":"ann"},{"name":"bob"}]` {
+		t.Errorf("engine.CheckpointResults: %v, %v", rawResults, err)
+	}
 	if old, err := decode(want); err != nil || len(old.Results) != 5 {
 		t.Errorf("json.Marshal's checkpoint read back with %d results, %v", len(old.Results), err)
 	}
@@ -136,6 +142,9 @@ func TestResultsThatAreWorkflowValuesStoredOnce(t *testing.T) {
 	} {
 		if _, err := decode([]byte(bad)); err == nil {
 			t.Errorf("%s was read", bad)
+		}
+		if _, err := engine.CheckpointResults([]byte(bad)); err == nil && strings.Contains(bad, `"workflow":{}`) {
+			t.Errorf("engine.CheckpointResults read %s", bad)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -74,6 +75,33 @@ type Checkpoint struct {
 	// estimated heap of its data), for the encoder to size a large
 	// checkpoint before encoding it. Not encoded.
 	DataBytes int64 `json:"-"`
+}
+
+// CheckpointResults reads the results of a stored checkpoint as raw JSON,
+// by operation, for a reader that needs no more of it. The store's form
+// (internal/checkpoint) keeps a result that is a top-level workflow value
+// once, under "workflow", and names it in "resultRefs": those are read from
+// there.
+func CheckpointResults(raw []byte) (map[string]json.RawMessage, error) {
+	var cp struct {
+		Workflow   map[string]json.RawMessage `json:"workflow"`
+		Results    map[string]json.RawMessage `json:"results"`
+		ResultRefs map[string]string          `json:"resultRefs"`
+	}
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		return nil, err
+	}
+	if cp.Results == nil {
+		cp.Results = map[string]json.RawMessage{}
+	}
+	for op, k := range cp.ResultRefs {
+		v, ok := cp.Workflow[k]
+		if !ok {
+			return nil, fmt.Errorf("the result of %q refers to workflow value %q, which the checkpoint does not hold", op, k)
+		}
+		cp.Results[op] = v
+	}
+	return cp.Results, nil
 }
 
 // PresizeAbove is the data, in estimated heap bytes, from which an encoder
