@@ -14,15 +14,20 @@ import "hash/maphash"
 type Table struct {
 	text  string   // the words end to end
 	ends  []uint32 // word i is text[ends[i-1]:ends[i]] (ends[-1] is 0)
-	slots []uint32 // 0 is free, else the number of a word plus 1
+	slots []uint64 // 0 is free, else a word's hash tag and number (slot)
 	seed  maphash.Seed
 }
+
+// A slot holds the high 32 bits of its word's hash above the word's
+// number plus 1: a probe passes over another word's slot without reading
+// the word, as a map's control bytes let it.
+func slot(h uint64, id int32) uint64 { return h&^(1<<32-1) | (uint64(id) + 1) }
 
 // Builder adds words to a set until Table is called.
 type Builder struct {
 	text  []byte
 	ends  []uint32
-	slots []uint32
+	slots []uint64
 	seed  maphash.Seed
 }
 
@@ -30,7 +35,7 @@ type Builder struct {
 func NewBuilder(n int) *Builder {
 	b := &Builder{seed: maphash.MakeSeed()}
 	b.ends = make([]uint32, 0, n)
-	b.slots = make([]uint32, slotsFor(n))
+	b.slots = make([]uint64, slotsFor(n))
 	return b
 }
 
@@ -50,14 +55,14 @@ func (b *Builder) Add(w string) (int32, bool) {
 		*b = *NewBuilder(0)
 	}
 	h := maphash.String(b.seed, w)
-	slot, id, found := find(b.text, b.ends, b.slots, h, w)
+	j, id, found := find(b.text, b.ends, b.slots, h, w)
 	if found {
 		return id, false
 	}
 	id = int32(len(b.ends))
 	b.text = append(b.text, w...)
 	b.ends = append(b.ends, uint32(len(b.text)))
-	b.slots[slot] = uint32(id) + 1
+	b.slots[j] = slot(h, id)
 	if 2*len(b.ends) > len(b.slots) {
 		b.grow()
 	}
@@ -74,15 +79,16 @@ func (b *Builder) Lookup(w string) (int32, bool) {
 func (b *Builder) Len() int { return len(b.ends) }
 
 func (b *Builder) grow() {
-	b.slots = make([]uint32, 2*len(b.slots))
+	b.slots = make([]uint64, 2*len(b.slots))
 	mask := uint64(len(b.slots) - 1)
 	start := uint32(0)
 	for i, end := range b.ends {
-		j := maphash.Bytes(b.seed, b.text[start:end]) & mask
+		h := maphash.Bytes(b.seed, b.text[start:end])
+		j := h & mask
 		for b.slots[j] != 0 {
 			j = (j + 1) & mask
 		}
-		b.slots[j] = uint32(i) + 1
+		b.slots[j] = slot(h, int32(i))
 		start = end
 	}
 }
@@ -122,14 +128,17 @@ func (t *Table) Lookup(w string) (int32, bool) {
 // find probes slots for w (hash h) from its home slot: it returns w's
 // number if present, else the free slot where it would go. The table is
 // never more than half full, so a free slot always ends the probe.
-func find[T string | []byte](text T, ends, slots []uint32, h uint64, w string) (slot uint64, id int32, found bool) {
+func find[T string | []byte](text T, ends []uint32, slots []uint64, h uint64, w string) (j uint64, id int32, found bool) {
 	mask := uint64(len(slots) - 1)
-	for j := h & mask; ; j = (j + 1) & mask {
+	for j = h & mask; ; j = (j + 1) & mask {
 		s := slots[j]
 		if s == 0 {
 			return j, 0, false
 		}
-		i := s - 1
+		if (s^h)>>32 != 0 {
+			continue // another hash
+		}
+		i := uint32(s) - 1
 		start := uint32(0)
 		if i > 0 {
 			start = ends[i-1]
