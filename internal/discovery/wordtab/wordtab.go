@@ -64,7 +64,7 @@ func (b *Builder) Add(w string) (int32, bool) {
 	b.ends = append(b.ends, uint32(len(b.text)))
 	b.slots[j] = slot(h, id)
 	if 2*len(b.ends) > len(b.slots) {
-		b.grow()
+		b.rehash(2 * len(b.slots))
 	}
 	return id, true
 }
@@ -78,8 +78,9 @@ func (b *Builder) Lookup(w string) (int32, bool) {
 // Len is the number of words added.
 func (b *Builder) Len() int { return len(b.ends) }
 
-func (b *Builder) grow() {
-	b.slots = make([]uint64, 2*len(b.slots))
+// rehash moves the words to a hash table of size slots.
+func (b *Builder) rehash(size int) {
+	b.slots = make([]uint64, size)
 	mask := uint64(len(b.slots) - 1)
 	start := uint32(0)
 	for i, end := range b.ends {
@@ -97,6 +98,11 @@ func (b *Builder) grow() {
 func (b *Builder) Table() Table {
 	if b.slots == nil {
 		return Table{}
+	}
+	// A size hint above the words added leaves the table emptier than it
+	// need be: half the memory, one more hashing of each word.
+	if size := slotsFor(len(b.ends)); size < len(b.slots) {
+		b.rehash(size)
 	}
 	// One copy into a string, so Word returns substrings without
 	// allocating; the builder's spare capacity is left behind with it.

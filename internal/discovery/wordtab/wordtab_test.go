@@ -60,3 +60,22 @@ func TestZero(t *testing.T) {
 		t.Fatal("empty builder's table not empty")
 	}
 }
+
+// A table built from a generous size hint is as small as one grown word by
+// word, and still finds its words.
+func TestTableShrinksToItsWords(t *testing.T) {
+	big, small := NewBuilder(10000), NewBuilder(0)
+	for i := range 100 {
+		big.Add(strconv.Itoa(i))
+		small.Add(strconv.Itoa(i))
+	}
+	bt, st := big.Table(), small.Table()
+	if len(bt.slots) != len(st.slots) || len(bt.slots) != slotsFor(100) {
+		t.Fatalf("%d and %d slots, want %d", len(bt.slots), len(st.slots), slotsFor(100))
+	}
+	for i := range 100 {
+		if id, ok := bt.Lookup(strconv.Itoa(i)); !ok || id != int32(i) {
+			t.Fatalf("Lookup(%d) = %d, %v", i, id, ok)
+		}
+	}
+}
