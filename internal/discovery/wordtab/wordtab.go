@@ -31,8 +31,11 @@ type Builder struct {
 	seed  maphash.Seed
 }
 
-// NewBuilder returns a builder sized for about n words.
+// NewBuilder returns a builder sized for about n words. A table holds at
+// most 1<<31 - 1 words and 4 GiB of text (numbers and offsets are 32
+// bits); the data the discovery packages decode is bounded far below.
 func NewBuilder(n int) *Builder {
+	n = max(n, 0)
 	b := &Builder{seed: maphash.MakeSeed()}
 	b.ends = make([]uint32, 0, n)
 	b.slots = make([]uint64, slotsFor(n))
