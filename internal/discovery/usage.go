@@ -149,7 +149,7 @@ func (ix *Index) knownWord(term string) bool {
 	if ix.wv == nil {
 		return false
 	}
-	_, ok := ix.wv.byStem[term]
+	_, ok := ix.wv.row(term)
 	return ok
 }
 

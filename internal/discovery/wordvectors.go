@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/sluicehq/sluice/internal/discovery/wordtab"
 	"github.com/sluicehq/sluice/internal/discovery/wordvec"
 )
 
@@ -62,9 +63,21 @@ func (w *WordVectorOptions) check() error {
 // wordVectors is the table as one index's analysis sees it.
 type wordVectors struct {
 	tab *wordvec.Table
-	// byStem maps an index term to the table's most frequent word that
-	// analyzes to it: the vector of "invoic" is the vector of "invoice".
-	byStem map[string]int32
+	// stems and rowOfStem map an index term to the table's most frequent
+	// word that analyzes to it: the vector of "invoic" is the vector of
+	// "invoice". A wordtab rather than a map, so the collector has no
+	// string per stem to mark.
+	stems     wordtab.Table
+	rowOfStem []int32 // stem number -> the table's row
+}
+
+// row returns the table's row for an index term: its most frequent word
+// that analyzes to term.
+func (wv *wordVectors) row(term string) (int32, bool) {
+	if i, ok := wv.stems.Lookup(term); ok {
+		return wv.rowOfStem[i], true
+	}
+	return 0, false
 }
 
 // loadedWordVectors caches the stem maps per stemmer: a process builds
@@ -81,17 +94,19 @@ func loadWordVectors(stemmer string, stem func(string) string) (*wordVectors, er
 		if err != nil {
 			return nil, err
 		}
-		wv := &wordVectors{tab: tab, byStem: make(map[string]int32, tab.Len())}
+		wv := &wordVectors{tab: tab}
+		stems := wordtab.NewBuilder(tab.Len())
 		var toks []string
 		for i := range int32(tab.Len()) {
 			toks = appendTokens(toks[:0], tab.Word(i), stem)
 			if len(toks) != 1 {
 				continue // a stop word
 			}
-			if _, ok := wv.byStem[toks[0]]; !ok {
-				wv.byStem[toks[0]] = i // words come most frequent first
+			if _, added := stems.Add(toks[0]); added {
+				wv.rowOfStem = append(wv.rowOfStem, i) // words come most frequent first
 			}
 		}
+		wv.stems = stems.Table()
 		return wv, nil
 	}))
 	return f.(func() (*wordVectors, error))()
@@ -137,7 +152,7 @@ func (v *vocabulary) add(wv *wordVectors, docs []*doc) *vectorVocab {
 			if v.has[t.term] {
 				continue
 			}
-			if row, ok := wv.byStem[t.term]; ok {
+			if row, ok := wv.row(t.term); ok {
 				v.has[t.term] = true
 				v.terms = append(v.terms, t.term)
 				v.vecs = append(v.vecs, wv.tab.Vector(row)...)
@@ -159,7 +174,7 @@ func (ix *Index) expandWordVectors(s *snapshot, q Query, terms []termStat) []ter
 		w, t := sw.word, sw.term
 		row, ok := ix.wv.tab.Lookup(w)
 		if !ok {
-			if row, ok = ix.wv.byStem[t]; !ok {
+			if row, ok = ix.wv.row(t); !ok {
 				continue
 			}
 		}

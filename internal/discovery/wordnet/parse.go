@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluicehq/sluice/internal/discovery/wordtab"
 	"github.com/sluicehq/sluice/internal/fault"
 )
 
@@ -30,26 +31,25 @@ func Parse(r io.Reader) (*Thesaurus, error) {
 	if len(data) > maxBytes {
 		return nil, fault.New(fault.TooLarge, "wordnet: data over %d bytes", maxBytes)
 	}
-	// One string for the whole text: words are substrings of it, so the
-	// thesaurus costs one allocation per synset rather than one per word.
 	text := string(data)
 	n := strings.Count(text, "\ns ")
-	t := &Thesaurus{
-		synsets: make([]synset, 0, n),
-		senses:  make(map[string][]sense, n),
-		exc:     map[string][]string{},
-		deriv:   map[string][]string{},
-	}
+	var (
+		names    = wordtab.NewBuilder(n)
+		forms    = wordtab.NewBuilder(0)
+		pos      = make([]byte, 0, n)
+		synWords = lists[int32]{start: make([]uint32, 1, n+1), items: make([]int32, 0, 2*n)}
+		hyper    = lists[int32]{start: make([]uint32, 1, n+1), items: make([]int32, 0, n)}
+		senses   = make([]sense, 0, 2*n) // of synWords.items, in their order
+		// Irregular forms and derivations, as (key, value) pairs in the
+		// order of the file, grouped by key at the end.
+		excForms, excBases, derivFrom, derivTo []int32
+	)
 	ln := 0
 	bad := func(format string, args ...any) error {
 		e := fault.New(fault.Invalid, "wordnet line %d: "+format, append([]any{ln}, args...)...)
 		e.Line = ln
 		return e
 	}
-	// Words and hypernyms of all synsets share two backing arrays (three
-	// full slice expressions keep one synset's appends off the next's).
-	words := make([]string, 0, n*2)
-	hypers := make([]int32, 0, n)
 	var fs []string
 	for rest := text; rest != ""; {
 		var line string
@@ -70,22 +70,21 @@ func Parse(r io.Reader) (*Thesaurus, error) {
 			if len(fs) < 3 || !isPOS(fs[1]) {
 				return nil, bad("want s n|v WORD...")
 			}
-			if len(t.synsets) == maxSynsets {
+			if len(pos) == maxSynsets {
 				return nil, bad("more than %d synsets", maxSynsets)
 			}
-			id := int32(len(t.synsets))
-			s := synset{pos: fs[1][0]}
-			w0, h0 := len(words), len(hypers)
+			id := int32(len(pos))
+			w0, h0 := len(synWords.items), len(hyper.items)
 			for _, f := range fs[2:] {
 				if f[0] == '@' {
 					h, err := strconv.ParseInt(f[1:], 10, 32)
 					if err != nil || h < 0 || h >= maxSynsets {
 						return nil, bad("bad hypernym %q", f)
 					}
-					hypers = append(hypers, int32(h))
+					hyper.items = append(hyper.items, int32(h))
 					continue
 				}
-				if len(hypers) > h0 {
+				if len(hyper.items) > h0 {
 					return nil, bad("word %q after the hypernyms", f)
 				}
 				w, rk, ok := strings.Cut(f, "/")
@@ -100,52 +99,60 @@ func Parse(r io.Reader) (*Thesaurus, error) {
 				if !isWord(w) {
 					return nil, bad("bad word %q", w)
 				}
-				words = append(words, w)
-				t.senses[w] = append(t.senses[w], sense{synset: id, rank: uint16(rank)})
+				wid, _ := names.Add(w)
+				synWords.items = append(synWords.items, wid)
+				senses = append(senses, sense{synset: id, rank: uint16(rank)})
 			}
-			s.words = words[w0:len(words):len(words)]
-			s.hyper = hypers[h0:len(hypers):len(hypers)]
-			if len(s.words) == 0 {
+			if len(synWords.items) == w0 {
 				return nil, bad("synset without words")
 			}
-			t.synsets = append(t.synsets, s)
+			pos = append(pos, fs[1][0])
+			synWords.end()
+			hyper.end()
 		case "x":
 			if len(fs) != 4 || !isPOS(fs[1]) || !isWord(fs[2]) || !isWord(fs[3]) {
 				return nil, bad("want x n|v FORM BASE")
 			}
-			k := fs[1] + fs[2]
-			t.exc[k] = append(t.exc[k], fs[3])
+			f, _ := forms.Add(fs[1] + fs[2])
+			b, _ := names.Add(fs[3])
+			excForms, excBases = append(excForms, f), append(excBases, b)
 		case "d":
 			if len(fs) != 3 || !isWord(fs[1]) || !isWord(fs[2]) || fs[1] == fs[2] {
 				return nil, bad("want d WORD OTHERWORD")
 			}
-			t.deriv[fs[1]] = append(t.deriv[fs[1]], fs[2])
-			t.deriv[fs[2]] = append(t.deriv[fs[2]], fs[1])
+			a, _ := names.Add(fs[1])
+			b, _ := names.Add(fs[2])
+			derivFrom, derivTo = append(derivFrom, a, b), append(derivTo, b, a)
 		default:
 			return nil, bad("unknown record %q", fs[0])
 		}
 	}
-	nhypo := make([]int32, len(t.synsets))
-	for i := range t.synsets {
-		s := &t.synsets[i]
-		for _, h := range s.hyper {
-			if int(h) >= len(t.synsets) || t.synsets[h].pos != s.pos || h == int32(i) {
+	// Hyponyms are the hypernym links reversed: (hypernym, synset) pairs
+	// in synset order, grouped by hypernym.
+	var hypoOf, hypoIs []int32
+	for i := range int32(len(pos)) {
+		for _, h := range hyper.at(i) {
+			if int(h) >= len(pos) || pos[h] != pos[i] || h == i {
 				return nil, fault.New(fault.Invalid, "wordnet: synset %d has hypernym %d, not a different synset of its part of speech", i, h)
 			}
-			nhypo[h]++
+			hypoOf, hypoIs = append(hypoOf, h), append(hypoIs, i)
 		}
 	}
-	hypos := make([]int32, len(hypers))
-	off := 0
-	for i := range t.synsets {
-		t.synsets[i].hypo = hypos[off : off : off+int(nhypo[i])]
-		off += int(nhypo[i])
+	t := &Thesaurus{
+		pos:      pos,
+		synWords: synWords,
+		hyper:    hyper,
+		hypo:     groupBy(len(pos), hypoOf, hypoIs),
+		senses:   groupBy(names.Len(), synWords.items, senses),
+		deriv:    groupBy(names.Len(), derivFrom, derivTo),
+		exc:      groupBy(forms.Len(), excForms, excBases),
 	}
-	for i := range t.synsets {
-		for _, h := range t.synsets[i].hyper {
-			t.synsets[h].hypo = append(t.synsets[h].hypo, int32(i))
+	for i := range int32(names.Len()) {
+		if len(t.senses.at(i)) > 0 {
+			t.nwords++
 		}
 	}
+	t.names, t.forms = names.Table(), forms.Table()
 	return t, nil
 }
 

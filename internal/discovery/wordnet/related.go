@@ -33,8 +33,10 @@ func (t *Thesaurus) Lemmas(word string, pos byte) []string {
 		}
 	}
 	add(word)
-	for _, b := range t.exc[string(pos)+word] {
-		add(b)
+	if f, ok := t.forms.Lookup(string(pos) + word); ok {
+		for _, b := range t.exc.at(f) {
+			add(t.names.Word(b))
+		}
 	}
 	for _, r := range detach[pos] {
 		if len(word) > len(r[0]) && word[len(word)-len(r[0]):] == r[0] {
@@ -45,8 +47,8 @@ func (t *Thesaurus) Lemmas(word string, pos byte) []string {
 }
 
 func (t *Thesaurus) hasPOS(w string, pos byte) bool {
-	for _, s := range t.senses[w] {
-		if t.synsets[s.synset].pos == pos {
+	for _, s := range t.sensesOf(w) {
+		if t.pos[s.synset] == pos {
 			return true
 		}
 	}
@@ -90,7 +92,7 @@ func (t *Thesaurus) Related(word string, maxRank int, rels Relations) []Related 
 	}
 	var hits []hit
 	for _, l := range lemmas {
-		for _, s := range t.senses[l] {
+		for _, s := range t.sensesOf(l) {
 			if maxRank <= 0 || int(s.rank) <= maxRank {
 				hits = append(hits, hit{s.synset, int(s.rank)})
 			}
@@ -106,31 +108,33 @@ func (t *Thesaurus) Related(word string, maxRank int, rels Relations) []Related 
 		group := hits[i:j]
 		rank := hits[i].rank
 		for _, h := range group {
-			for _, w := range t.synsets[h.synset].words {
-				add(w, Synonym, rank)
+			for _, w := range t.synWords.at(h.synset) {
+				add(t.names.Word(w), Synonym, rank)
 			}
 		}
 		if rels.Derived && rank == 1 {
 			for _, l := range lemmas {
-				for _, w := range t.deriv[l] {
-					add(w, Derived, 1)
+				if id, ok := t.names.Lookup(l); ok {
+					for _, w := range t.deriv.at(id) {
+						add(t.names.Word(w), Derived, 1)
+					}
 				}
 			}
 		}
 		if rels.Hypernyms {
 			for _, h := range group {
-				for _, p := range t.synsets[h.synset].hyper {
-					for _, w := range t.synsets[p].words {
-						add(w, Hypernym, rank)
+				for _, p := range t.hyper.at(h.synset) {
+					for _, w := range t.synWords.at(p) {
+						add(t.names.Word(w), Hypernym, rank)
 					}
 				}
 			}
 		}
 		if rels.Hyponyms {
 			for _, h := range group {
-				for _, c := range t.synsets[h.synset].hypo {
-					for _, w := range t.synsets[c].words {
-						add(w, Hyponym, rank)
+				for _, c := range t.hypo.at(h.synset) {
+					for _, w := range t.synWords.at(c) {
+						add(t.names.Word(w), Hyponym, rank)
 					}
 				}
 			}

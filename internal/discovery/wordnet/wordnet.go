@@ -14,6 +14,8 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"sync"
+
+	"github.com/sluicehq/sluice/internal/discovery/wordtab"
 )
 
 //go:embed wordnet.txt.gz
@@ -45,18 +47,22 @@ func (r Relation) String() string {
 }
 
 // Thesaurus is a loaded WordNet. It is immutable and safe for concurrent use.
+//
+// It holds no maps and no strings besides the word tables' text: every
+// word is a number in names, and the lists hang off numbers (lists), so a
+// garbage collection cycle has a few dozen objects to mark, not a
+// thesaurus's worth.
 type Thesaurus struct {
-	synsets []synset
-	senses  map[string][]sense  // word -> its synsets, nouns and verbs
-	exc     map[string][]string // POS byte + inflected form -> base forms
-	deriv   map[string][]string
-}
-
-type synset struct {
-	pos   byte // 'n' or 'v'
-	words []string
-	hyper []int32
-	hypo  []int32
+	names    wordtab.Table // every word: of synsets, derivations, irregular forms' bases
+	pos      []byte        // synset -> 'n' or 'v'
+	synWords lists[int32]  // synset -> its words (names)
+	hyper    lists[int32]  // synset -> its direct hypernyms
+	hypo     lists[int32]  // synset -> its direct hyponyms
+	senses   lists[sense]  // name -> its synsets, nouns and verbs
+	deriv    lists[int32]  // name -> names derivationally related
+	forms    wordtab.Table // POS byte + inflected form
+	exc      lists[int32]  // form -> its base forms (names)
+	nwords   int           // names with senses
 }
 
 type sense struct {
@@ -82,13 +88,13 @@ type Stats struct {
 // Stats counts the synsets, distinct words, irregular forms and
 // derivation pairs.
 func (t *Thesaurus) Stats() Stats {
-	n := 0
-	for _, ws := range t.deriv {
-		n += len(ws)
+	return Stats{Synsets: len(t.pos), Words: t.nwords, Exceptions: len(t.exc.items), Derivations: len(t.deriv.items) / 2}
+}
+
+// sensesOf returns the senses of word w, none if the thesaurus lacks it.
+func (t *Thesaurus) sensesOf(w string) []sense {
+	if id, ok := t.names.Lookup(w); ok {
+		return t.senses.at(id)
 	}
-	e := 0
-	for _, bs := range t.exc {
-		e += len(bs)
-	}
-	return Stats{Synsets: len(t.synsets), Words: len(t.senses), Exceptions: e, Derivations: n / 2}
+	return nil
 }

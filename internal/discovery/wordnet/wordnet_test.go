@@ -24,12 +24,12 @@ func TestEmbeddedData(t *testing.T) {
 	if st.Synsets < 60000 || st.Synsets > 95882 || st.Words < 50000 || st.Exceptions < 1000 || st.Derivations < 5000 {
 		t.Fatalf("stats %+v", st)
 	}
-	for w := range th.senses {
+	for w := range th.words() {
 		if !isWord(w) {
 			t.Fatalf("word %q kept", w)
 		}
 	}
-	if _, ok := th.senses["new_york"]; ok {
+	if th.sensesOf("new_york") != nil {
 		t.Fatal("multi-word lemma kept")
 	}
 	if th2, _ := Default(); th2 != th {
@@ -169,7 +169,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for w := range th.senses {
+		for w := range th.words() {
 			for _, r := range th.Related(w, 0, Relations{Derived: true, Hypernyms: true, Hyponyms: true}) {
 				if !isWord(r.Word) || r.Word == w {
 					t.Fatalf("related %+v of %q", r, w)

@@ -38,3 +38,24 @@ func BenchmarkDot(b *testing.B) {
 }
 
 var sink int32
+
+// BenchmarkLookup is one Lookup of a word: 1,024 of the table's words
+// spread over it, and as many absent.
+func BenchmarkLookup(b *testing.B) {
+	tb, err := Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words []string
+	for i := range 1024 {
+		w := tb.Word(int32(i * tb.Len() / 1024))
+		words = append(words, w, w+"zq")
+	}
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		if _, ok := tb.Lookup(words[i%len(words)]); ok {
+			n++
+		}
+	}
+	sink = int32(n)
+}

@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/sluicehq/sluice/internal/discovery/wordtab"
 )
 
 //go:embed glove.bin.gz
@@ -40,11 +42,14 @@ const (
 )
 
 // Table is a decoded table. It is immutable and safe for concurrent use.
+//
+// Its words are a wordtab (one string, offsets and a hash table of
+// numbers), so the garbage collector has no string or map slot per word to
+// mark.
 type Table struct {
 	dims  int
-	words []string
-	index map[string]int32
-	vecs  []int8 // len(words) × dims, row i is words[i]'s vector
+	words wordtab.Table
+	vecs  []int8 // len(words) × dims, row i is word i's vector
 }
 
 // Default returns the embedded table, decoded on first use and shared
@@ -102,7 +107,8 @@ func Decode(r io.Reader) (*Table, error) {
 	}
 	// Sized by what arrives, not by what the header claims: a short input
 	// must not make the decoder allocate for a million words.
-	t := &Table{dims: dims, index: map[string]int32{}}
+	t := &Table{dims: dims}
+	var words wordtab.Builder
 	for i := range n {
 		line := i + 2
 		word, err := readLine(br)
@@ -112,12 +118,11 @@ func Decode(r io.Reader) (*Table, error) {
 		if !validWord(word) {
 			return nil, fmt.Errorf("wordvec: line %d: word must be 1..%d lower case letters a-z, got %.40q", line, MaxWordLen, word)
 		}
-		if _, dup := t.index[word]; dup {
+		if _, added := words.Add(word); !added {
 			return nil, fmt.Errorf("wordvec: line %d: word %q repeated", line, word)
 		}
-		t.index[word] = int32(i)
-		t.words = append(t.words, word)
 	}
+	t.words = words.Table()
 	want := n * dims
 	// At most 8 MiB up front (the embedded table's 5 MB fit); more grows
 	// with what arrives.
@@ -176,18 +181,17 @@ func validWord(w string) bool {
 }
 
 // Len is the number of words.
-func (t *Table) Len() int { return len(t.words) }
+func (t *Table) Len() int { return t.words.Len() }
 
 // Dims is the number of dimensions of a vector.
 func (t *Table) Dims() int { return t.dims }
 
 // Word returns word i (0 is the most frequent).
-func (t *Table) Word(i int32) string { return t.words[i] }
+func (t *Table) Word(i int32) string { return t.words.Word(i) }
 
 // Lookup returns the number of word, if the table holds it.
 func (t *Table) Lookup(word string) (int32, bool) {
-	i, ok := t.index[word]
-	return i, ok
+	return t.words.Lookup(word)
 }
 
 // Vector returns word i's quantized vector; the caller must not change it.
