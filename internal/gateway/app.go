@@ -189,7 +189,13 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (app *App, err err
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	pruner := newPruner(a.db, cfg.Retention, clk, log, reg)
+	pruner := newPruner(a.db, cfg.Retention, clk, log, reg, func(ctx context.Context, ids []string) {
+		for _, id := range ids {
+			if err := sealed.Delete(context.WithoutCancel(ctx), id); err != nil && fault.KindOf(err) != fault.NotFound {
+				log.Warn("a pruned push notification config's secret was left in the vault", "credentialId", id, "err", fault.From(err).Message)
+			}
+		}
+	})
 	var srv *Server
 	a.execs = execution.New(execution.Config{
 		Store: a.db, Queue: a.queue, Runner: runner, Accounts: accounts, Cache: resultCache,

@@ -89,8 +89,9 @@ func (s *Server) adminStorageStats(ctx context.Context, _ *Call, _ args, w *e2a.
 }
 
 // newPruner is the pruner of the configuration's retention section; its
-// passes are counted in reg.
-func newPruner(db retention.Store, c config.Retention, clk clock.Clock, log *slog.Logger, reg *prometheus.Registry) *retention.Pruner {
+// passes are counted in reg; dropSecrets deletes the vault entries of the
+// push notification configs it prunes.
+func newPruner(db retention.Store, c config.Retention, clk clock.Clock, log *slog.Logger, reg *prometheus.Registry, dropSecrets func(context.Context, []string)) *retention.Pruner {
 	deleted := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_retention_deleted_total", Help: "Rows the retention passes of this process deleted, by what they were.",
 	}, []string{"kind"})
@@ -102,7 +103,7 @@ func newPruner(db retention.Store, c config.Retention, clk clock.Clock, log *slo
 	})
 	reg.MustRegister(deleted, reclaimed, failed)
 	onPass := func(r retention.Report) {
-		for kind, n := range map[string]int64{"runs": r.Runs, "events": r.Events, "checkpoints": r.Checkpoints, "audit": r.Audit} {
+		for kind, n := range map[string]int64{"runs": r.Runs, "events": r.Events, "checkpoints": r.Checkpoints, "push_configs": r.PushConfigs, "audit": r.Audit} {
 			deleted.WithLabelValues(kind).Add(float64(n))
 		}
 		reclaimed.Add(float64(r.ReclaimedBytes))
@@ -112,6 +113,6 @@ func newPruner(db retention.Store, c config.Retention, clk clock.Clock, log *slo
 	}
 	return retention.New(db, retention.Policy{Runs: retention.Age(c.Runs), Audit: retention.Age(c.Audit)}, retention.Options{
 		Interval: c.Interval, Batch: c.Batch, Pause: c.Pause, Reclaim: c.Reclaim, Clock: clk,
-		Logger: log.With("component", "retention"), OnPass: onPass,
+		Logger: log.With("component", "retention"), OnPass: onPass, DropSecrets: dropSecrets,
 	})
 }

@@ -28,6 +28,10 @@ type Options struct {
 	Reclaim  int64         // bytes a pass gives back at most; 0: none
 	Logger   *slog.Logger
 	Clock    clock.Clock
+	// DropSecrets deletes the vault entries (ids) of the A2A push
+	// notification configs a pass deleted with their tasks; nil: the
+	// pruner leaves them (a store without a vault).
+	DropSecrets func(ctx context.Context, ids []string)
 	// OnPass, when set, is told of every pass, background or asked for
 	// (the gateway's metrics).
 	OnPass func(Report)
@@ -42,6 +46,7 @@ type Report struct {
 	Runs           int64     `json:"runs"`
 	Events         int64     `json:"events"`
 	Checkpoints    int64     `json:"checkpoints"`
+	PushConfigs    int64     `json:"push_configs"` // A2A push notification configs of the runs
 	Audit          int64     `json:"audit"`
 	Batches        int       `json:"batches"` // full batches, each followed by Pause
 	ReclaimedBytes int64     `json:"reclaimed_bytes"`
@@ -49,7 +54,7 @@ type Report struct {
 	Error string `json:"error,omitempty"`
 }
 
-func (r Report) deleted() int64 { return r.Runs + r.Events + r.Checkpoints + r.Audit }
+func (r Report) deleted() int64 { return r.Runs + r.Events + r.Checkpoints + r.PushConfigs + r.Audit }
 
 // Pruner runs passes: in the background every Interval (Run), or at once
 // (Prune, for the admin API). One pass at a time per process; passes of
@@ -205,8 +210,36 @@ func (p *Pruner) reclaim(ctx context.Context, r *Report) error {
 }
 
 // pruneRuns deletes the account's runs that finished before cut, a batch
-// at a time.
+// at a time, after their push notification configs and those configs'
+// vault entries.
 func (p *Pruner) pruneRuns(ctx context.Context, r *Report, accountID string, cut time.Time) error {
+	for {
+		start := p.o.Clock.Now()
+		configs, err := p.st.PrunePushConfigs(ctx, accountID, cut, p.o.Batch)
+		if err != nil {
+			return err
+		}
+		r.PushConfigs += int64(len(configs))
+		if p.o.DropSecrets != nil {
+			var refs []string
+			for _, c := range configs {
+				for _, ref := range []string{c.TokenRef, c.CredentialsRef} {
+					if ref != "" {
+						refs = append(refs, ref)
+					}
+				}
+			}
+			if len(refs) > 0 {
+				p.o.DropSecrets(ctx, refs)
+			}
+		}
+		if len(configs) < p.o.Batch {
+			break
+		}
+		if err := p.batchDone(ctx, r, start); err != nil {
+			return err
+		}
+	}
 	for {
 		start := p.o.Clock.Now()
 		got, err := p.st.PruneRuns(ctx, accountID, cut, p.o.Batch)

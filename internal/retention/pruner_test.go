@@ -265,3 +265,39 @@ func TestRunPrunesInTheBackground(t *testing.T) {
 		t.Fatalf("last pass: %+v", last)
 	}
 }
+
+// TestPassDropsPushConfigsAndTheirSecrets: a pruned run's A2A push
+// notification configs go with it, their vault entries through
+// DropSecrets; a live run's stay.
+func TestPassDropsPushConfigsAndTheirSecrets(t *testing.T) {
+	w := newWorld(t)
+	w.account(t, "alice", "")
+	w.run(t, "alice", "done", false)
+	w.run(t, "alice", "live", true)
+	for _, c := range []store.PushConfig{
+		{AccountID: "alice", TaskID: "done", ID: "a", URL: "https://h.example.com/a", TokenRef: "a2a-push.a.token", CredentialsRef: "a2a-push.a.credentials"},
+		{AccountID: "alice", TaskID: "done", ID: "b", URL: "https://h.example.com/b"},
+		{AccountID: "alice", TaskID: "live", ID: "c", URL: "https://h.example.com/c", TokenRef: "a2a-push.c.token"},
+	} {
+		if _, _, err := w.db.PutPushConfig(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var dropped []string
+	p := retention.New(w.db, retention.Policy{Runs: retention.Age(day)}, retention.Options{Batch: 10, Clock: w.clk,
+		DropSecrets: func(_ context.Context, ids []string) { dropped = append(dropped, ids...) }})
+	w.clk.Advance(2 * day)
+	r, err := p.Prune(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Runs != 1 || r.PushConfigs != 2 || w.has("alice", "done") {
+		t.Fatalf("pass: %+v", r)
+	}
+	if fmt.Sprint(dropped) != "[a2a-push.a.token a2a-push.a.credentials]" {
+		t.Fatalf("secrets dropped: %v", dropped)
+	}
+	if left, err := w.db.ListPushConfigs(ctx, "alice", "live"); err != nil || len(left) != 1 {
+		t.Fatalf("the live run's configs: %d, %v", len(left), err)
+	}
+}

@@ -83,6 +83,13 @@ type Retention interface {
 	// then true). Runs that are queued, running or waiting are never
 	// touched, however old.
 	PruneRuns(ctx context.Context, accountID string, before time.Time, limit int) (Pruned, error)
+	// PrunePushConfigs deletes, in one write, up to limit A2A push
+	// notification configs of the account's runs that PruneRuns would take
+	// (a task is a run), and of its tasks no longer stored, created before
+	// before; it returns them, for the caller to drop the vault entries
+	// they name (the store does not know the vault). Called before
+	// PruneRuns, so that no config outlives its task.
+	PrunePushConfigs(ctx context.Context, accountID string, before time.Time, limit int) ([]PushConfig, error)
 	// PruneAudit deletes, in one write, up to limit (1..MaxPruneBatch) audit
 	// records older than before, oldest first, and says how many went.
 	PruneAudit(ctx context.Context, before time.Time, limit int) (int64, error)

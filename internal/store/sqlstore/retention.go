@@ -76,6 +76,58 @@ func (s *Store) PruneRuns(ctx context.Context, accountID string, before time.Tim
 	return p, s.b.WriteErr("the pruned runs", err)
 }
 
+// PrunePushConfigs implements store.Retention: the A2A push notification
+// configs of the account's prunable runs (its task is the run), and those
+// older than the cutoff whose task is no longer stored (pruned before
+// configs were). The configs go in the same transaction as they are read,
+// so two gateways never return one config twice.
+func (s *Store) PrunePushConfigs(ctx context.Context, accountID string, before time.Time, limit int) ([]store.PushConfig, error) {
+	if err := store.CheckPrune(before, limit); err != nil {
+		return nil, err
+	}
+	if !s.b.Storable(accountID) {
+		return nil, nil
+	}
+	// Most accounts have no push configs: a read (one seek on the unique
+	// key's account) says so without taking the writer.
+	var some int
+	err := s.b.Read(ctx, func(q Querier) error {
+		some = 0
+		return q.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM a2a_push_configs WHERE account_id = ? LIMIT 1) AS found`, accountID).Scan(&some)
+	})
+	if err != nil {
+		return nil, s.b.ReadErr("the push notification configs to prune", err)
+	}
+	if some == 0 {
+		return nil, nil
+	}
+	cut := s.b.Time(before)
+	var out []store.PushConfig
+	err = s.b.Write(ctx, func(tx Querier) error {
+		var err error
+		if err = s.serialLock(ctx, tx, "retention"); err != nil {
+			return err
+		}
+		out, err = queryAll(ctx, tx, out[:0], `SELECT `+pushCols+` FROM a2a_push_configs WHERE account_id = ?
+			AND (task_id IN (`+PrunableRuns+`)
+				OR created_at < ? AND NOT EXISTS (SELECT 1 FROM executions WHERE executions.id = a2a_push_configs.task_id))
+			ORDER BY seq LIMIT ?`, []any{accountID, accountID, cut, limit, cut, limit}, s.scanPush)
+		if err != nil {
+			return err
+		}
+		for _, c := range out {
+			if _, err := tx.Exec(ctx, `DELETE FROM a2a_push_configs WHERE seq = ?`, c.Seq); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.b.WriteErr("the pruned push notification configs", err)
+	}
+	return out, nil
+}
+
 // PruneAudit implements store.Retention: the oldest records first, off the
 // audit_time index.
 func (s *Store) PruneAudit(ctx context.Context, before time.Time, limit int) (int64, error) {

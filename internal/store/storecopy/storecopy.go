@@ -20,6 +20,7 @@
 package storecopy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -74,8 +75,38 @@ var Skipped = map[string]string{
 	"queue_items":       "the local queue's rows; every gateway queues the unfinished executions again when it starts",
 	"queue_groups":      "the local queue's fairness state, made again with the items it counts",
 	"rate_slots":        "slots of executions running in a process; none runs while the data directory is copied",
-	"settings":          "the target's own; the source's keys are claimed there instead (store/keyguard)",
+	"settings":          "the target's own (the source's keys are claimed there instead, store/keyguard), but for PortableSettings, which are copied",
 	"schema_migrations": "each store records its own schema version",
+}
+
+// PortableSettings are the settings an operator chose that go with the data:
+// an admin's retention policy (internal/retention's SettingName). Each is
+// copied over the target's, when the source has it.
+var PortableSettings = []string{"retention.policy"}
+
+// copySettings copies the source's PortableSettings and names those copied.
+func copySettings(ctx context.Context, src *sqlite.DB, dst *postgres.DB) ([]string, error) {
+	var copied []string
+	for _, name := range PortableSettings {
+		v, ok, err := src.GetSetting(ctx, name)
+		if err != nil {
+			return copied, err
+		}
+		if !ok {
+			continue
+		}
+		stored, err := dst.ClaimSetting(ctx, name, v)
+		if err != nil {
+			return copied, err
+		}
+		if !bytes.Equal(stored, v) {
+			if err := dst.SwapSetting(ctx, name, stored, v); err != nil {
+				return copied, fault.New(fault.Conflict, "setting %s changed in the target while it was copied", name).WithCause(err)
+			}
+		}
+		copied = append(copied, name)
+	}
+	return copied, nil
 }
 
 // derivedColumns are target columns the copy computes instead of copying.
@@ -113,6 +144,8 @@ type Options struct {
 type Report struct {
 	Tables []TableReport
 	Files  TableReport // the file storage: files on disk against file values in the target
+	// Settings names the PortableSettings copied.
+	Settings []string
 }
 
 // OK reports whether every table and the files verified.
@@ -176,6 +209,9 @@ func Copy(ctx context.Context, src *sqlite.DB, dst *postgres.DB, o Options) (Rep
 		if o.Progress != nil {
 			o.Progress(i+1, len(schemas), s.name)
 		}
+	}
+	if rep.Settings, err = copySettings(ctx, src, dst); err != nil {
+		return rep, err
 	}
 	files, err := copyFiles(ctx, dst, o)
 	if err != nil {

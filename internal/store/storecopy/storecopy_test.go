@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/policy"
+	"github.com/sluicehq/sluice/internal/retention"
 	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/postgres/pgtest"
@@ -82,6 +83,9 @@ func fill(t *testing.T, dir string, s *sqlite.DB) {
 	_, err = s.AddMCPServer(ctx, store.MCPServer{AccountID: "bob", Name: "files", URL: "https://mcp.example.com/mcp"})
 	must(t, err)
 	hook, _, err := s.PutPushConfig(ctx, store.PushConfig{AccountID: "alice", TaskID: "awf-1", ID: "hook", URL: "https://hooks.example.com/a2a", TokenRef: "a2a-push.x.token"})
+	must(t, err)
+	// An admin's retention policy goes with the data.
+	_, err = s.ClaimSetting(ctx, retention.SettingName, []byte(`{"runs":"10d"}`))
 	must(t, err)
 	if ok, err := s.ClaimPushConfig(ctx, hook.Seq, 0, time.Now(), time.Now().Add(time.Minute)); err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
@@ -153,6 +157,9 @@ func TestCopyVerifiesAndIsSafeToRepeat(t *testing.T) {
 	}
 	if copied["executions"] != 250 || copied["audit"] != 1200 || copied["events"] != 250 || copied["discovery_usage"] != 3 || copied["files (file storage)"] != 3 {
 		t.Fatalf("copied %v", copied)
+	}
+	if v, ok, err := dst.GetSetting(ctx, retention.SettingName); err != nil || !ok || string(v) != `{"runs":"10d"}` || fmt.Sprint(rep.Settings) != "[retention.policy]" {
+		t.Fatalf("the retention policy in the target: %s %v %v; copied settings %v", v, ok, err, rep.Settings)
 	}
 
 	// Read back through the PostgreSQL store: every field as it was.

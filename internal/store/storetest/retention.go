@@ -189,3 +189,64 @@ func testStorageStats(t *testing.T, s store.Store) {
 		t.Fatalf("bytes per execution %d is not the tables' %d", st.BytesPerExecution, store.BytesPerExecution(st.Tables))
 	}
 }
+
+// testPrunePushConfigs: the A2A push notification configs of the runs a
+// prune takes go first, returned for their vault entries, with those of
+// tasks no longer stored; a live run's and another account's stay.
+func testPrunePushConfigs(t *testing.T, s store.Store) {
+	mkAccount(t, s, "alice")
+	mkAccount(t, s, "bob")
+	mkRun(t, s, "alice", "done-1", store.StatusSuccess, 1)
+	mkRun(t, s, "alice", "live-1", store.StatusRunning, 1)
+	mkRun(t, s, "bob", "bob-done", store.StatusSuccess, 1)
+	put := func(account, task, id string) {
+		t.Helper()
+		_, _, err := s.PutPushConfig(ctx, store.PushConfig{AccountID: account, TaskID: task, ID: id, URL: "https://hooks.example.com/" + id,
+			TokenRef: "a2a-push." + id + ".token", CredentialsRef: "a2a-push." + id + ".credentials"})
+		must(t, err)
+	}
+	put("alice", "done-1", "a")
+	put("alice", "done-1", "b")
+	put("alice", "live-1", "c")
+	put("alice", "gone-1", "d") // its task was pruned before configs were
+	put("bob", "bob-done", "e")
+
+	if got, err := s.PrunePushConfigs(ctx, "alice", time.Now().Add(-time.Hour), 10); err != nil || len(got) != 0 {
+		t.Fatalf("before the cutoff: %+v, %v", got, err)
+	}
+	later := time.Now().Add(time.Hour)
+	var pruned []string
+	for calls := 0; ; calls++ {
+		if calls > 5 {
+			t.Fatal("PrunePushConfigs never runs out")
+		}
+		got, err := s.PrunePushConfigs(ctx, "alice", later, 2)
+		must(t, err)
+		if len(got) > 2 {
+			t.Fatalf("a batch of 2 returned %d", len(got))
+		}
+		for _, c := range got {
+			if c.TokenRef != "a2a-push."+c.ID+".token" || c.CredentialsRef != "a2a-push."+c.ID+".credentials" {
+				t.Fatalf("pruned config without its vault entries: %+v", c)
+			}
+			pruned = append(pruned, c.ID)
+		}
+		if len(got) == 0 {
+			break
+		}
+	}
+	if fmt.Sprint(pruned) != "[a b d]" {
+		t.Fatalf("pruned %v, want the finished run's a and b and the orphan d", pruned)
+	}
+	for task, want := range map[string]int{"done-1": 0, "gone-1": 0, "live-1": 1} {
+		if got, err := s.ListPushConfigs(ctx, "alice", task); err != nil || len(got) != want {
+			t.Fatalf("%s keeps %d configs (%v), want %d", task, len(got), err, want)
+		}
+	}
+	if got, err := s.ListPushConfigs(ctx, "bob", "bob-done"); err != nil || len(got) != 1 {
+		t.Fatalf("bob's config: %d, %v", len(got), err)
+	}
+	if _, err := s.PrunePushConfigs(ctx, "alice", later, 0); fault.KindOf(err) != fault.Invalid {
+		t.Fatalf("a batch of 0: %v", err)
+	}
+}

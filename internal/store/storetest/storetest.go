@@ -44,7 +44,7 @@ func Run(t *testing.T, open Opener) {
 		{"Checkpoints", testCheckpoints},
 		{"Events", testEvents},
 		{"Audit", testAudit},
-		{"PruneRuns", testPruneRuns}, {"PruneRunsConcurrent", testPruneRunsConcurrent}, {"StorageStats", testStorageStats},
+		{"PruneRuns", testPruneRuns}, {"PrunePushConfigs", testPrunePushConfigs}, {"PruneRunsConcurrent", testPruneRunsConcurrent}, {"StorageStats", testStorageStats},
 		{"RateCounters", testRateCounters},
 		{"KV", testKV},
 		{"MCPServers", testMCPServers},
