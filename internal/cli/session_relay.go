@@ -26,7 +26,14 @@ func relaySession(ctx context.Context, io Stdio, url string) error {
 		return fail(ExitFailed, "connect to %s: %v", url, err)
 	}
 	ws.SetReadLimit(16 << 20)
-	defer ws.Close(websocket.StatusNormalClosure, "")
+	// The reader goroutine writes to io.Out: the relay returns only once it
+	// has stopped, so that no answer is written (or half written) after the
+	// caller takes the output.
+	readerDone := make(chan struct{})
+	defer func() {
+		ws.Close(websocket.StatusNormalClosure, "")
+		<-readerDone
+	}()
 	owed := newOwedAnswers()
 	inputDone := make(chan error, 1)
 	serverDone := make(chan error, 1)
@@ -46,17 +53,22 @@ func relaySession(ctx context.Context, io Stdio, url string) error {
 		inputDone <- sc.Err()
 	}()
 	go func() {
+		defer close(readerDone)
 		for {
 			_, b, err := ws.Read(ctx)
 			if err != nil {
 				serverDone <- nil // the server ended the session
 				return
 			}
-			owed.received(b)
-			if len(b) == 0 || b[len(b)-1] != '\n' {
-				b = append(b, '\n')
+			line := b
+			if len(line) == 0 || line[len(line)-1] != '\n' {
+				line = append(line, '\n')
 			}
-			if _, err := io.Out.Write(b); err != nil {
+			_, err = io.Out.Write(line)
+			// Counted once written: the relay may end as soon as nothing is
+			// owed, and the last answer must be out by then.
+			owed.received(b)
+			if err != nil {
 				serverDone <- err
 				return
 			}
