@@ -17,7 +17,9 @@ import (
 // and increments under the account's lock. There is no overshoot: a call
 // passes only if the counts it sees, which every gateway sees, leave room.
 // The price is one store round trip per request and per API call (measured
-// in docs/scale-out.md). Concurrent executions are slots, one row each, held
+// in docs/scale-out.md), paid only where there is something to enforce: the
+// calls of a class whose windows all have no limit are counted by each
+// process alone, as the single-machine mode counts them. Concurrent executions are slots, one row each, held
 // while the execution runs and renewed by the process that runs it; a process
 // that dies leaves its slots to expire after SlotTTL.
 //
@@ -135,6 +137,15 @@ func (sc SharedCount) tokens(tat time.Time) float64 {
 // store cannot answer.
 func (lim *Limiter) takeShared(account string, c class, l Limits) Decision {
 	now := lim.clock.Now()
+	if unlimited(c, l) {
+		// Nothing to enforce between gateways: no round trip to the store
+		// (one per request and API call was a share of what a request
+		// cost on PostgreSQL, docs/performance.md). Counted here, as the
+		// single-machine mode counts, for Status.
+		s := lim.locked(account)
+		defer s.mu.Unlock()
+		return s.take(c, l, now)
+	}
 	sc := sharedCount(account, c, l, now, 1)
 	ctx, cancel := lim.shared.ctx()
 	res, err := lim.shared.store.Count(ctx, sc)
@@ -146,6 +157,17 @@ func (lim *Limiter) takeShared(account string, c class, l Limits) Decision {
 		return s.take(c, l, now)
 	}
 	return sharedDecision(c, sc, res)
+}
+
+// unlimited reports whether no window of class c has a limit under l (and
+// so there is no token bucket either: the minute's limit makes it).
+func unlimited(c class, l Limits) bool {
+	for _, w := range c.windows {
+		if l.Of(w) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // sharedDecision words the store's answer as the single-machine mode would.
@@ -276,6 +298,19 @@ func (lim *Limiter) renewLoop() {
 	}
 }
 
+// localView is window w of account (limit <= 0: none) as this process
+// counted it.
+func (lim *Limiter) localView(account string, w Window, limit int, now time.Time) WindowStatus {
+	s := lim.lookup(account)
+	if s == nil {
+		s = new(state) // never used: all zero
+	} else {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	return s.view(w, limit, noBucket, now)
+}
+
 // statusShared reads an account's standing from the store without counting.
 func (lim *Limiter) statusShared(account string, l Limits) (Status, bool) {
 	now := lim.clock.Now()
@@ -284,6 +319,13 @@ func (lim *Limiter) statusShared(account string, l Limits) (Status, bool) {
 	defer cancel()
 	views := map[Window]WindowStatus{}
 	for _, c := range []class{requestClass, apiCallClass} {
+		if unlimited(c, l) {
+			// Such calls are counted by each process (takeShared).
+			for _, w := range c.windows {
+				views[w] = lim.localView(account, w, l.Of(w), now)
+			}
+			continue
+		}
 		sc := sharedCount(account, c, l, now, 0)
 		res, err := lim.shared.store.Count(ctx, sc)
 		if err != nil || len(res.Counts) != len(sc.Windows) {

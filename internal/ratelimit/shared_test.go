@@ -202,3 +202,54 @@ func TestSharedFallsBackWhenTheStoreIsAway(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// countingShared counts the store's Count calls.
+type countingShared struct {
+	*ratelimit.MemoryShared
+	counts atomic.Int64
+}
+
+func (c *countingShared) Count(ctx context.Context, sc ratelimit.SharedCount) (ratelimit.SharedCounted, error) {
+	c.counts.Add(1)
+	return c.MemoryShared.Count(ctx, sc)
+}
+
+// A class of calls without any limit costs no round trip to the store: each
+// gateway counts them itself, and its Status says what it counted, as one
+// process alone would; a class with a limit still goes to the store.
+func TestSharedSkipsTheStoreWithoutALimit(t *testing.T) {
+	clk := clock.NewFake(t0)
+	store := &countingShared{MemoryShared: ratelimit.NewMemoryShared()}
+	shared := gateways(t, clk, store, 1, ratelimit.Options{})[0]
+	local := open(t, clk, ratelimit.Options{})
+	free := ratelimit.Limits{RequestsPerMinute: -1, RequestsPerHour: -1, RequestsPerDay: -1, APICallsPerMinute: -1, APICallsPerHour: -1}
+	for range 50 {
+		for _, lim := range []*ratelimit.Limiter{shared, local} {
+			if d := lim.Allow("free", free); !d.Allowed || d.Limit != 0 {
+				t.Fatalf("an unlimited request: %+v", d)
+			}
+			if d := lim.AllowAPICall("free", free); !d.Allowed {
+				t.Fatalf("an unlimited API call: %+v", d)
+			}
+		}
+	}
+	if n := store.counts.Load(); n != 0 {
+		t.Fatalf("%d round trips to the store for an account without limits", n)
+	}
+	ss, ls := shared.Status("free", free), local.Status("free", free)
+	for i := range ls.Windows {
+		if a, b := ls.Windows[i], ss.Windows[i]; a != b {
+			t.Fatalf("status window %d: local %+v shared %+v", i, a, b)
+		}
+	}
+	if ss.Windows[0].Used != 50 {
+		t.Fatalf("status: %+v", ss.Windows[0])
+	}
+	// Requests limited, API calls not: only the requests reach the store.
+	mixed := ratelimit.Limits{RequestsPerMinute: 100, RequestsPerHour: -1, RequestsPerDay: -1, APICallsPerMinute: -1, APICallsPerHour: -1}
+	shared.Allow("mixed", mixed)
+	shared.AllowAPICall("mixed", mixed)
+	if n := store.counts.Load(); n != 1 {
+		t.Fatalf("%d round trips for one limited request and one unlimited API call, want 1", n)
+	}
+}
