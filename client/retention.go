@@ -21,6 +21,7 @@ type RetentionReport struct {
 	Runs           int64           `json:"runs"`
 	Events         int64           `json:"events"`
 	Checkpoints    int64           `json:"checkpoints"`
+	PushConfigs    int64           `json:"push_configs"` // A2A push notification configs of the runs
 	Audit          int64           `json:"audit"`
 	Batches        int             `json:"batches"`
 	ReclaimedBytes int64           `json:"reclaimed_bytes"`

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/sluicehq/sluice/client"
+	"github.com/sluicehq/sluice/internal/retention"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
 )
 
@@ -72,5 +76,27 @@ func TestRetentionCompact(t *testing.T) {
 	}
 	if code, _, errs := retentionCmd(t, "compact", "--data-dir", t.TempDir()); code != ExitFailed || !strings.Contains(errs, "sluice.db") {
 		t.Fatalf("an empty directory: exit %d %s", code, errs)
+	}
+}
+
+// The client's copy of a pass report has every field the server's has, so
+// `sluice retention prune` prints all of it.
+func TestClientRetentionReportHasTheServersFields(t *testing.T) {
+	keys := func(v any) []string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		out := slices.Collect(maps.Keys(m))
+		slices.Sort(out)
+		return out
+	}
+	server, mirror := keys(retention.Report{Error: "x"}), keys(client.RetentionReport{Error: "x"})
+	if !slices.Equal(server, mirror) {
+		t.Fatalf("server report fields %v, client's %v", server, mirror)
 	}
 }
