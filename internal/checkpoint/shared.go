@@ -20,9 +20,9 @@ import (
 
 // identity is a map's or list's place in memory and its length.
 type identity struct {
-	at   unsafe.Pointer
-	len  int
-	map_ bool
+	at    unsafe.Pointer
+	len   int
+	isMap bool
 }
 
 func identityOf(v any) (identity, bool) {
