@@ -30,7 +30,7 @@ type leased struct {
 
 // dueGroups are up to n groups of topic with a visible item, in the order
 // they are to be served.
-func dueGroups(ctx context.Context, tx pgx.Tx, topic string, now time.Time, n int) ([]string, error) {
+func dueGroups(ctx context.Context, tx postgres.Tx, topic string, now time.Time, n int) ([]string, error) {
 	rows, err := tx.Query(ctx, `WITH RECURSIVE g(grp) AS (
 			SELECT MIN(grp) FROM queue_items WHERE topic = $1
 			UNION ALL
@@ -50,7 +50,7 @@ func dueGroups(ctx context.Context, tx pgx.Tx, topic string, now time.Time, n in
 
 // dueItems are up to n visible items of one group that nobody holds locked,
 // oldest first, locked for this lease.
-func dueItems(ctx context.Context, tx pgx.Tx, topic, grp string, now time.Time, n int) ([]leased, error) {
+func dueItems(ctx context.Context, tx postgres.Tx, topic, grp string, now time.Time, n int) ([]leased, error) {
 	rows, err := tx.Query(ctx, `SELECT seq, id, payload, attempts, enqueued_at FROM queue_items
 		WHERE topic = $1 AND grp = $2 AND visible_at <= $3 ORDER BY visible_at, seq LIMIT $4
 		FOR UPDATE SKIP LOCKED`, topic, grp, now, n)
@@ -74,7 +74,7 @@ func dueItems(ctx context.Context, tx pgx.Tx, topic, grp string, now time.Time, 
 // served, in that order, after every group served before. The rows are
 // updated in the order of their names, so two leases never wait on each
 // other's rows in a cycle.
-func markServed(ctx context.Context, tx pgx.Tx, topic string, groups []string, served []int) error {
+func markServed(ctx context.Context, tx postgres.Tx, topic string, groups []string, served []int) error {
 	if len(served) == 0 {
 		return nil
 	}

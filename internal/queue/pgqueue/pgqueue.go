@@ -38,8 +38,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sluicehq/sluice/internal/clock"
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/queue"
@@ -158,7 +156,7 @@ func (q *Queue) Enqueue(ctx context.Context, m queue.Message) (bool, error) {
 		expires = &at
 	}
 	var added bool
-	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+	err := q.db.Write(ctx, func(tx postgres.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO queue_items (topic, id, grp, payload, enqueued_at, visible_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (topic, id) DO NOTHING`, m.Topic, m.ID, m.Group, payload, now, visible, expires)
 		added = err == nil && tag.RowsAffected() == 1
@@ -188,7 +186,7 @@ func (q *Queue) Lease(ctx context.Context, topic, owner string, n int, d time.Du
 	now := q.now()
 	until := now.Add(d)
 	var items []queue.Item
-	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+	err := q.db.Write(ctx, func(tx postgres.Tx) error {
 		groups, err := dueGroups(ctx, tx, topic, now, n)
 		if err != nil {
 			return err
@@ -251,7 +249,7 @@ func (q *Queue) Extend(ctx context.Context, it queue.Item, d time.Duration) (que
 	}
 	until := q.now().Add(d)
 	var was time.Time
-	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+	err := q.db.Write(ctx, func(tx postgres.Tx) error {
 		err := tx.QueryRow(ctx, `WITH old AS (
 				SELECT seq, visible_at FROM queue_items WHERE topic = $2 AND id = $3 AND token = $4 FOR UPDATE),
 			upd AS (
@@ -282,7 +280,7 @@ func (q *Queue) onLease(ctx context.Context, it queue.Item, stmt string, more ..
 		return err
 	}
 	args := append([]any{it.Topic, it.ID, it.Token}, more...)
-	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+	err := q.db.Write(ctx, func(tx postgres.Tx) error {
 		tag, err := tx.Exec(ctx, stmt, args...)
 		if err != nil {
 			return err
@@ -308,7 +306,7 @@ func (q *Queue) ReleaseOwner(ctx context.Context, owner string) (int64, error) {
 		n      int64
 		topics []string
 	)
-	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+	err := q.db.Write(ctx, func(tx postgres.Tx) error {
 		n, topics = 0, topics[:0]
 		rows, err := tx.Query(ctx, `UPDATE queue_items SET owner = NULL, token = NULL, visible_at = $1
 			WHERE owner = $2 RETURNING topic`, q.now(), owner)

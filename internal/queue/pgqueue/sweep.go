@@ -3,8 +3,6 @@ package pgqueue
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sluicehq/sluice/internal/queue"
 	"github.com/sluicehq/sluice/internal/store/postgres"
 )
@@ -27,7 +25,7 @@ func (q *Queue) Sweep(ctx context.Context) (int64, error) {
 	for {
 		now := q.now()
 		var n int64
-		err := q.db.Write(ctx, func(tx pgx.Tx) error {
+		err := q.db.Write(ctx, func(tx postgres.Tx) error {
 			tag, err := tx.Exec(ctx, `WITH gone AS (
 					SELECT seq FROM queue_items
 					WHERE expires_at <= $1 AND visible_at <= $1
@@ -53,7 +51,7 @@ func (q *Queue) Sweep(ctx context.Context) (int64, error) {
 // a group whose row goes while its first item is being enqueued only
 // counts as never served, which changes no item's visibility.
 func (q *Queue) sweepGroups(ctx context.Context) error {
-	err := q.db.Write(ctx, func(tx pgx.Tx) error {
+	err := q.db.Write(ctx, func(tx postgres.Tx) error {
 		_, err := tx.Exec(ctx, `WITH gone AS (
 				SELECT topic, grp FROM queue_groups g WHERE NOT EXISTS
 					(SELECT 1 FROM queue_items q WHERE q.topic = g.topic AND q.grp = g.grp)

@@ -24,7 +24,12 @@ func (b backend) Read(ctx context.Context, fn func(q sqlstore.Querier) error) er
 }
 
 func (b backend) Write(ctx context.Context, fn func(tx sqlstore.Querier) error) error {
-	return b.db.Write(ctx, func(tx pgx.Tx) error { return fn(numberedTx{numbered{tx}, tx}) })
+	return b.db.Write(ctx, func(tx Tx) error { return fn(numberedTx{numbered{tx}, tx}) })
+}
+
+func (b backend) WriteOne(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := b.db.WriteOne(ctx, sqlstore.Numbered(query), args...)
+	return tag.RowsAffected(), err
 }
 
 func (b backend) Now() time.Time { return b.db.now() }
@@ -136,7 +141,7 @@ func (n numbered) QueryEach(ctx context.Context, query string, args [][]any, sca
 // numberedTx is numbered in a write transaction, which can COPY.
 type numberedTx struct {
 	numbered
-	tx pgx.Tx
+	tx Tx
 }
 
 var _ sqlstore.Copier = numberedTx{}

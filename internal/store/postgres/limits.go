@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sluicehq/sluice/internal/store"
 )
 
@@ -105,7 +103,7 @@ func (db *DB) ReleaseSlot(ctx context.Context, id string) error {
 // prune and a put never wait on each other in a circle.
 func (db *DB) PruneValues(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
-	err := db.Write(ctx, func(tx pgx.Tx) error {
+	err := db.Write(ctx, func(tx Tx) error {
 		n = 0
 		rows, err := tx.Query(ctx, `SELECT u.area, u.account_id, u.scope FROM scoped_value_usage u
 			WHERE EXISTS (SELECT 1 FROM scoped_values v WHERE v.area = u.area AND v.account_id = u.account_id

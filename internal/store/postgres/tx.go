@@ -19,6 +19,12 @@ type Querier interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
+// Tx is the transaction of a Write: Querier's statements, and COPY.
+type Tx interface {
+	Querier
+	CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error)
+}
+
 const (
 	// maxAttempts bounds how often one call is tried: a lost connection or
 	// a transaction PostgreSQL rolled back for a concurrent one.
@@ -42,12 +48,9 @@ const (
 // results afresh each time and does nothing but database work. A connection
 // lost during COMMIT is never retried: the error says the write may or may
 // not have been stored.
-func (db *DB) Write(ctx context.Context, fn func(tx pgx.Tx) error) error {
+func (db *DB) Write(ctx context.Context, fn func(tx Tx) error) error {
 	return db.attempt(ctx, func(c *pgxpool.Conn) (bool, error) {
-		tx, err := c.Begin(ctx)
-		if err != nil {
-			return true, err
-		}
+		tx := newLazyTx(c.Conn())
 		if err := fn(tx); err != nil {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 			tx.Rollback(rctx)
@@ -66,6 +69,32 @@ func (db *DB) Write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		}
 		return false, nil
 	})
+}
+
+// WriteOne runs one statement on its own, outside BEGIN and COMMIT:
+// PostgreSQL commits it when it has run, so it costs one round trip where a
+// Write of it costs two. The statement is its own commit, so it gets what
+// COMMIT gets in Write: the caller's cancellation does not cut it short
+// (commitTimeout bounds it), and a connection lost once it was sent is
+// never retried, its outcome being unknown. A connection found dead before
+// anything was sent, or a transient rollback, is tried again.
+func (db *DB) WriteOne(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	var tag pgconn.CommandTag
+	err := db.attempt(ctx, func(c *pgxpool.Conn) (bool, error) {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+		defer cancel()
+		t, err := c.Exec(cctx, sql, args...)
+		if err == nil {
+			tag = t
+			return false, nil
+		}
+		if (c.Conn().IsClosed() || lostConnErr(err)) && !pgconn.SafeToRetry(err) {
+			db.connLost(err)
+			return false, commitUnknown(err)
+		}
+		return true, err
+	})
+	return tag, err
 }
 
 // Read runs fn on a pooled connection (outside a transaction: each statement

@@ -26,6 +26,18 @@ func (b backend) Write(ctx context.Context, fn func(tx sqlstore.Querier) error) 
 	return b.db.Write(ctx, func(tx *Tx) error { return fn(txQuerier{tx}) })
 }
 
+// WriteOne is a Write of one statement: the writer commits it with the
+// others of its batch.
+func (b backend) WriteOne(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := b.Write(ctx, func(tx sqlstore.Querier) error {
+		var err error
+		n, err = tx.Exec(ctx, query, args...)
+		return err
+	})
+	return n, err
+}
+
 func (b backend) Now() time.Time { return fromMicros(micros(b.db.clock.Now())) }
 
 // readQuerier runs the shared code's reads on the read pool.

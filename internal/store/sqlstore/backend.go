@@ -42,6 +42,12 @@ type Backend interface {
 	// Write runs fn in one write transaction and returns nil only once it
 	// is committed. fn may run more than once, as Read's.
 	Write(ctx context.Context, fn func(tx Querier) error) error
+	// WriteOne runs one statement as a write of its own and returns the
+	// rows it changed once it is committed: what Write does for a function
+	// of one Exec, in one round trip where the database allows (PostgreSQL
+	// commits a lone statement by itself; BEGIN and COMMIT would be two
+	// more). A write that must read what it found goes on with a Read.
+	WriteOne(ctx context.Context, query string, args ...any) (int64, error)
 	// Now is the store's clock, UTC, at the microsecond precision both
 	// databases keep: what a write stores is what it returns.
 	Now() time.Time

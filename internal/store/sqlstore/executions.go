@@ -72,49 +72,52 @@ func (s *Store) CreateExecution(ctx context.Context, e store.Execution) (store.E
 	if e.Status.Final() {
 		e.FinishedAt = &e.CreatedAt
 	}
-	var (
-		existing store.Execution
-		found    bool
-	)
-	err := s.b.Write(ctx, func(tx Querier) error {
-		found = false
-		n, err := tx.Exec(ctx, `INSERT INTO executions (id, account_id, kind, client_id, digest, document, input, status, async,
-			session_id, budget_ms, result, errors, created_at, started_at, finished_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (account_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
-			e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
-			e.SessionID, e.BudgetMs, jsonText(e.Result), jsonText(e.Errors), s.b.Time(e.CreatedAt), s.b.NullTime(e.StartedAt), s.b.NullTime(e.FinishedAt))
-		switch {
-		case err == nil && n == 1:
-			return nil
-		case s.b.IsForeignKey(err):
-			return notFound("account", e.AccountID)
-		case s.b.IsUnique(err):
-			return fault.New(fault.Conflict, "execution %q already exists", e.ID).WithDetail("executionId", e.ID)
-		case err != nil:
-			return err
-		}
-		// The client id is taken: the same document gets that execution.
-		var r execRow
-		if err := tx.QueryRow(ctx, `SELECT `+execFullCols+` FROM executions WHERE account_id = ? AND client_id = ?`,
-			e.AccountID, e.ClientID).Scan(r.targets(s.b, true)...); err != nil {
-			return err
-		}
-		if r.e.Digest != e.Digest {
-			return fault.New(fault.Conflict, "executionId %q was already used with another document", e.ClientID).
-				WithDetail("executionId", e.ClientID).
-				WithSuggestions("Use a new executionId for a new document, or resend the same document to get the earlier execution")
-		}
-		existing, found = r.execution(), true
-		return nil
-	})
+	return s.insertExecution(ctx, e, 3)
+}
+
+// insertExecution is CreateExecution's insert: one statement, committed by
+// itself; only when the client id was taken is the execution holding it
+// read, after. tries bounds how often a holder that vanished before it could
+// be read (retention) sends the insert again.
+func (s *Store) insertExecution(ctx context.Context, e store.Execution, tries int) (store.Execution, bool, error) {
+	n, err := s.b.WriteOne(ctx, `INSERT INTO executions (id, account_id, kind, client_id, digest, document, input, status, async,
+		session_id, budget_ms, result, errors, created_at, started_at, finished_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
+		e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
+		e.SessionID, e.BudgetMs, jsonText(e.Result), jsonText(e.Errors), s.b.Time(e.CreatedAt), s.b.NullTime(e.StartedAt), s.b.NullTime(e.FinishedAt))
+	switch {
+	case err == nil && n == 1:
+		return e, true, nil
+	case s.b.IsForeignKey(err):
+		err = notFound("account", e.AccountID)
+	case s.b.IsUnique(err):
+		err = fault.New(fault.Conflict, "execution %q already exists", e.ID).WithDetail("executionId", e.ID)
+	case err == nil:
+		return s.clientIDTaken(ctx, e, tries-1)
+	}
+	return store.Execution{}, false, s.b.WriteErr("the execution", err)
+}
+
+// clientIDTaken answers CreateExecution when e's client id was taken: the
+// execution that holds it, for the same document; a conflict for another.
+// The execution was committed before e's insert found it, so a read sees it
+// (unless retention removed it meanwhile: then e's insert is tried again,
+// while tries last).
+func (s *Store) clientIDTaken(ctx context.Context, e store.Execution, tries int) (store.Execution, bool, error) {
+	existing, err := s.FindExecutionByClientID(ctx, e.AccountID, e.ClientID)
+	if fe, ok := fault.As(err); ok && fe.Kind == fault.NotFound && tries > 0 {
+		return s.insertExecution(ctx, e, tries)
+	}
 	if err != nil {
-		return store.Execution{}, false, s.b.WriteErr("the execution", err)
+		return store.Execution{}, false, err
 	}
-	if found {
-		return existing, false, nil
+	if existing.Digest != e.Digest {
+		return store.Execution{}, false, fault.New(fault.Conflict, "executionId %q was already used with another document", e.ClientID).
+			WithDetail("executionId", e.ClientID).
+			WithSuggestions("Use a new executionId for a new document, or resend the same document to get the earlier execution")
 	}
-	return e, true, nil
+	return existing, false, nil
 }
 
 // GetExecution implements store.Executions.
@@ -233,24 +236,25 @@ func (s *Store) UpdateExecution(ctx context.Context, accountID, id string, u sto
 	if u.Status.Final() {
 		finished = &now
 	}
-	err := s.b.Write(ctx, func(tx Querier) error {
-		n, err := tx.Exec(ctx, `UPDATE executions SET status = ?,
-			result = COALESCE(?, result), errors = COALESCE(?, errors),
-			started_at = COALESCE(started_at, ?), finished_at = ?
-			WHERE id = ? AND account_id = ? AND status NOT IN (`+finalStatuses+`)`,
-			string(u.Status), jsonText(u.Result), jsonText(u.Errors), s.b.NullTime(started), s.b.NullTime(finished), id, accountID)
-		if err != nil || n == 1 {
-			return err
-		}
+	n, err := s.b.WriteOne(ctx, `UPDATE executions SET status = ?,
+		result = COALESCE(?, result), errors = COALESCE(?, errors),
+		started_at = COALESCE(started_at, ?), finished_at = ?
+		WHERE id = ? AND account_id = ? AND status NOT IN (`+finalStatuses+`)`,
+		string(u.Status), jsonText(u.Result), jsonText(u.Errors), s.b.NullTime(started), s.b.NullTime(finished), id, accountID)
+	if err == nil && n != 1 {
+		// Nothing changed: say why. A final status stays final, so what
+		// is read after the write is what the write found.
 		var current store.Status
-		err = tx.QueryRow(ctx, `SELECT status FROM executions WHERE id = ? AND account_id = ?`, id, accountID).Scan(&current)
-		if s.b.IsNoRows(err) {
+		err = s.b.Read(ctx, func(q Querier) error {
+			return q.QueryRow(ctx, `SELECT status FROM executions WHERE id = ? AND account_id = ?`, id, accountID).Scan(&current)
+		})
+		switch {
+		case s.b.IsNoRows(err):
 			return notFound("execution", id)
-		}
-		if err != nil {
-			return err
+		case err != nil:
+			return s.b.ReadErr("the execution", err)
 		}
 		return store.StatusGuard(id, current, u.Status)
-	})
+	}
 	return s.b.WriteErr("the execution", err)
 }

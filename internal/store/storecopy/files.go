@@ -149,7 +149,7 @@ func copyFiles(ctx context.Context, dst *postgres.DB, o Options) (TableReport, e
 	}
 	tr.Problems = problems
 	for batch := range slices.Chunk(files, 200) {
-		err := dst.Write(ctx, func(tx pgx.Tx) error {
+		err := dst.Write(ctx, func(tx postgres.Tx) error {
 			var n int64
 			for _, f := range batch {
 				tag, err := tx.Exec(ctx, `INSERT INTO scoped_values (area, account_id, scope, key, value, expires_at, updated_at)

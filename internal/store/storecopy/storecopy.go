@@ -27,8 +27,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sluicehq/sluice/internal/fault"
 	"github.com/sluicehq/sluice/internal/store/postgres"
 	"github.com/sluicehq/sluice/internal/store/sqlite"
@@ -378,7 +376,7 @@ func copyTable(ctx context.Context, src *sqlite.DB, dst *postgres.DB, s schema, 
 		}
 		sql, args := s.insertSQL(batch)
 		var n int64
-		err := dst.Write(ctx, func(tx pgx.Tx) error {
+		err := dst.Write(ctx, func(tx postgres.Tx) error {
 			tag, err := tx.Exec(ctx, sql, args...)
 			n = tag.RowsAffected()
 			return err
@@ -482,7 +480,7 @@ func (s schema) insertSQL(batch [][]any) (string, []any) {
 // rebuild computes what the target derives: executions' last event
 // sequence, the key counts of stored values, and the identity sequences.
 func rebuild(ctx context.Context, dst *postgres.DB) error {
-	err := dst.Write(ctx, func(tx pgx.Tx) error {
+	err := dst.Write(ctx, func(tx postgres.Tx) error {
 		stmts := []string{
 			`UPDATE executions e SET event_seq = m.seq FROM (SELECT execution_id, MAX(seq) AS seq FROM events GROUP BY 1) m
 				WHERE e.id = m.execution_id AND e.event_seq < m.seq`,
