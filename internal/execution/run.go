@@ -42,7 +42,9 @@ type Request struct {
 	// whose executionId nobody else can send (an op.<Operation> tool call
 	// makes a fresh one), so nothing needs its record while it runs. A
 	// crash mid-call leaves no record; its caller had no answer either.
-	// Execute also stores once, whatever this says, a run nobody follows
+	// The made-up executionId is not kept as the record's client id
+	// either: nobody can send it again, and a client id is an index entry
+	// more in every call's commit. Execute also stores once, whatever this says, a run nobody follows
 	// (no OnFrame) of a replayable plan (engine.Plan.Replayable).
 	StoreWhenDone bool
 }
@@ -99,7 +101,7 @@ func (m *Manager) Execute(ctx context.Context, p *account.Principal, req Request
 		ID: ids.New(ids.Execution), AccountID: p.ID, Kind: store.KindA2E, Digest: digest(doc),
 		Document: doc, SessionID: req.SessionID, Async: req.Async,
 	}
-	if !c.Workflow().Legacy {
+	if !c.Workflow().Legacy && !req.StoreWhenDone {
 		// A legacy document's workflowId is reused across documents: no key.
 		rec.ClientID = c.Workflow().Begin.ExecutionID
 	}

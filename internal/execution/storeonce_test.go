@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/execution"
 	"github.com/sluicehq/sluice/internal/store"
+	"github.com/sluicehq/sluice/protocol/a2e"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
 
@@ -106,6 +107,30 @@ func TestReplayableResubmittedAtOnce(t *testing.T) {
 	for i, id := range ids {
 		if id != list[0].ID {
 			t.Fatalf("caller %d was answered with %q, the one stored is %q", i, id, list[0].ID)
+		}
+	}
+}
+
+// A call stored when done (an op.<Operation> tool call) has an executionId
+// the server made up: its record keeps no client id, while the same
+// workflow sent by a client keeps the client's.
+func TestStoreWhenDoneKeepsNoClientID(t *testing.T) {
+	n := startNode(t, t.TempDir(), newGatedClock(), 1)
+	ctx := context.Background()
+	op := a2e.Operation{Name: "FilterData", Config: []byte(`{"inputPath":"/input/xs","conditions":[{"field":"","operator":">","value":0}],"outputPath":"/workflow/f"}`)}
+	input := map[string]any{"xs": []any{1, 2}}
+	for _, c := range []struct {
+		storeWhenDone bool
+		want          string
+	}{{true, ""}, {false, "call-7"}} {
+		wf := a2e.OneOperation("f", "call-7", op)
+		out, err := n.m.Execute(ctx, principal("carol"), execution.Request{Workflow: wf, Input: input, StoreWhenDone: c.storeWhenDone})
+		if err != nil || out.Result == nil {
+			t.Fatalf("execute (store when done: %v): %+v %v", c.storeWhenDone, out, err)
+		}
+		e, err := n.db.GetExecution(ctx, "carol", out.Result.ExecutionID)
+		if err != nil || e.ClientID != c.want || e.Status != store.StatusSuccess {
+			t.Fatalf("store when done %v: record %+v (%v), want client id %q", c.storeWhenDone, e, err, c.want)
 		}
 	}
 }

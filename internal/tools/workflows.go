@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/workflow"
 	"github.com/sluicehq/sluice/protocol/a2e"
 	"github.com/sluicehq/sluice/protocol/e2a"
+	"github.com/sluicehq/sluice/protocol/jsonvalue"
 )
 
 // Workflows serves op.<Operation>, workflow.validate and workflow.execute.
@@ -134,7 +135,7 @@ func (w *Workflows) callOperation(ctx context.Context, p *account.Principal, opN
 	}
 	// The config is encoded once: operations read their config from JSON.
 	// The workflow around it is built as values, never as text to be parsed.
-	b, err := json.Marshal(cfg)
+	b, err := jsonvalue.Append(nil, cfg)
 	if err != nil {
 		return nil, fault.New(fault.Invalid, "arguments are not JSON: %s", err.Error())
 	}
