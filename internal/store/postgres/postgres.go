@@ -87,6 +87,8 @@ type DB struct {
 	closeOnce sync.Once
 	lastReset atomic.Int64 // unix nanoseconds of the last pool reset
 	lastLoss  atomic.Int64 // unix nanoseconds of the last connection found dead
+
+	ones *oneWrites // the senders of WriteOne
 }
 
 var _ store.Store = (*DB)(nil)
@@ -138,6 +140,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
+	db.startOneWrites()
 	return db, nil
 }
 
@@ -217,6 +220,9 @@ func SchemaVersion() int { return migrate.Latest(migrationFiles, "migrations") }
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		db.closed.Store(true)
+		if db.ones != nil {
+			db.ones.close()
+		}
 		db.pool.Close()
 	})
 	return nil

@@ -87,8 +87,9 @@ func (c *syncCounter) count(from io.Reader, to io.Writer) {
 	}
 }
 
-// countedDB opens a store of one connection through a syncCounter.
-func countedDB(t *testing.T) (*postgres.DB, *syncCounter) {
+// countedDB opens a store of maxConns connections (0: the default) through
+// a syncCounter.
+func countedDB(t *testing.T, maxConns int) (*postgres.DB, *syncCounter) {
 	t.Helper()
 	dsn := pgtest.NewDatabase(t)
 	cfg, err := pgx.ParseConfig(dsn)
@@ -104,7 +105,7 @@ func countedDB(t *testing.T) (*postgres.DB, *syncCounter) {
 	q := u.Query()
 	q.Set("sslmode", "disable") // the counter reads the protocol in the clear
 	u.RawQuery = q.Encode()
-	db, err := postgres.Open(ctx, postgres.Options{DSN: u.String(), MaxConns: 1})
+	db, err := postgres.Open(ctx, postgres.Options{DSN: u.String(), MaxConns: maxConns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func (c *syncCounter) roundTrips(t *testing.T, what string, f func(run int) erro
 // round trips (with COMMIT), nothing costs none, and a lone statement
 // (WriteOne: the executions' insert and status change) costs one.
 func TestWriteRoundTrips(t *testing.T) {
-	db, counter := countedDB(t)
+	db, counter := countedDB(t, 1)
 	if _, err := db.CreateAccount(ctx, store.Account{ID: "alice"}); err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestWriteRoundTrips(t *testing.T) {
 // (the pool's only one) serves the next write outside any transaction, so
 // that write is seen from another connection.
 func TestFailedStatementRollsBack(t *testing.T) {
-	db, _ := countedDB(t)
+	db, _ := countedDB(t, 1)
 	other, err := pgx.Connect(ctx, db.Pool().Config().ConnConfig.ConnString())
 	if err != nil {
 		t.Fatal(err)

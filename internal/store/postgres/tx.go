@@ -71,32 +71,6 @@ func (db *DB) Write(ctx context.Context, fn func(tx Tx) error) error {
 	})
 }
 
-// WriteOne runs one statement on its own, outside BEGIN and COMMIT:
-// PostgreSQL commits it when it has run, so it costs one round trip where a
-// Write of it costs two. The statement is its own commit, so it gets what
-// COMMIT gets in Write: the caller's cancellation does not cut it short
-// (commitTimeout bounds it), and a connection lost once it was sent is
-// never retried, its outcome being unknown. A connection found dead before
-// anything was sent, or a transient rollback, is tried again.
-func (db *DB) WriteOne(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	var tag pgconn.CommandTag
-	err := db.attempt(ctx, func(c *pgxpool.Conn) (bool, error) {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
-		defer cancel()
-		t, err := c.Exec(cctx, sql, args...)
-		if err == nil {
-			tag = t
-			return false, nil
-		}
-		if (c.Conn().IsClosed() || lostConnErr(err)) && !pgconn.SafeToRetry(err) {
-			db.connLost(err)
-			return false, commitUnknown(err)
-		}
-		return true, err
-	})
-	return tag, err
-}
-
 // Read runs fn on a pooled connection (outside a transaction: each statement
 // sees what was committed when it started). fn runs again on a fresh
 // connection when the one it had was dead. fn must finish with its rows
