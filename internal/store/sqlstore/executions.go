@@ -13,11 +13,30 @@ import (
 const (
 	execSummaryCols = `seq, id, account_id, kind, client_id, digest, status, async, session_id, budget_ms, created_at, started_at, finished_at`
 	execFullCols    = execSummaryCols + `, document, input, result, errors`
-	finalStatuses   = `'success', 'failed', 'partial', 'cancelled'`
 	// unfinished is the predicate of the partial index
-	// executions_unfinished_kind (migration 0009), written as there: SQLite
-	// uses a partial index only for a query that names its predicate.
-	unfinished = `status IN ('queued', 'running', 'waiting')`
+	// executions_unfinished_kind (migration 0020), written as there: SQLite
+	// uses a partial index only for a query that names its predicate. It
+	// is equalities, not an IN list: SQLite evaluates an IN list of three
+	// constants or more with a temporary b-tree built for each statement.
+	unfinished = `(status = 'queued' OR status = 'running' OR status = 'waiting')`
+)
+
+// The statements of the hottest writes and of recovery's read, exported for
+// the backends' tests of what SQLite makes of them: InsertExecution and
+// UpdateExecutionStatus evaluate no IN list (see unfinished), UnfinishedRuns
+// reads executions_unfinished_kind. UnfinishedRuns' placeholders: kind,
+// after (a seq), limit.
+const (
+	InsertExecution = `INSERT INTO executions (id, account_id, kind, client_id, digest, document, input, status, async,
+		session_id, budget_ms, result, errors, created_at, started_at, finished_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`
+	UpdateExecutionStatus = `UPDATE executions SET status = ?,
+		result = COALESCE(?, result), errors = COALESCE(?, errors),
+		started_at = COALESCE(started_at, ?), finished_at = ?
+		WHERE id = ? AND account_id = ? AND ` + unfinished
+	UnfinishedRuns = `SELECT ` + execFullCols + ` FROM executions
+		WHERE ` + unfinished + ` AND kind = ? AND seq > ? ORDER BY seq LIMIT ?`
 )
 
 // execRow holds the columns of execSummaryCols (and execFullCols) as
@@ -80,10 +99,7 @@ func (s *Store) CreateExecution(ctx context.Context, e store.Execution) (store.E
 // read, after. tries bounds how often a holder that vanished before it could
 // be read (retention) sends the insert again.
 func (s *Store) insertExecution(ctx context.Context, e store.Execution, tries int) (store.Execution, bool, error) {
-	n, err := s.b.WriteOne(ctx, `INSERT INTO executions (id, account_id, kind, client_id, digest, document, input, status, async,
-		session_id, budget_ms, result, errors, created_at, started_at, finished_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (account_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
+	n, err := s.b.WriteOne(ctx, InsertExecution,
 		e.ID, e.AccountID, e.Kind, nullText(e.ClientID), e.Digest, e.Document, jsonText(e.Input), string(e.Status), e.Async,
 		e.SessionID, e.BudgetMs, jsonText(e.Result), jsonText(e.Errors), s.b.Time(e.CreatedAt), s.b.NullTime(e.StartedAt), s.b.NullTime(e.FinishedAt))
 	switch {
@@ -198,8 +214,7 @@ func (s *Store) ListUnfinished(ctx context.Context, kind string, p store.Page) (
 	if err != nil {
 		return nil, "", err
 	}
-	return s.listExecutions(ctx, `SELECT `+execFullCols+` FROM executions
-		WHERE `+unfinished+` AND kind = ? AND seq > ? ORDER BY seq LIMIT ?`, true, limit, kind, after, limit+1)
+	return s.listExecutions(ctx, UnfinishedRuns, true, limit, kind, after, limit+1)
 }
 
 func (s *Store) listExecutions(ctx context.Context, query string, full bool, limit int, args ...any) ([]store.Execution, string, error) {
@@ -236,10 +251,7 @@ func (s *Store) UpdateExecution(ctx context.Context, accountID, id string, u sto
 	if u.Status.Final() {
 		finished = &now
 	}
-	n, err := s.b.WriteOne(ctx, `UPDATE executions SET status = ?,
-		result = COALESCE(?, result), errors = COALESCE(?, errors),
-		started_at = COALESCE(started_at, ?), finished_at = ?
-		WHERE id = ? AND account_id = ? AND status NOT IN (`+finalStatuses+`)`,
+	n, err := s.b.WriteOne(ctx, UpdateExecutionStatus,
 		string(u.Status), jsonText(u.Result), jsonText(u.Errors), s.b.NullTime(started), s.b.NullTime(finished), id, accountID)
 	if err == nil && n != 1 {
 		// Nothing changed: say why. A final status stays final, so what
