@@ -41,7 +41,9 @@ const (
 )
 
 // Write runs fn in a transaction on a pooled connection and returns nil
-// only once COMMIT has succeeded. fn may run more than once: when the
+// only once COMMIT has succeeded. BEGIN goes with fn's first statement
+// (lazyTx): a write of one statement is two round trips. fn may run more
+// than once: when the
 // connection turns out to be dead before COMMIT was sent (PostgreSQL has then
 // rolled the transaction back), or PostgreSQL rolled it back for a deadlock or
 // serialization failure, it runs again on a fresh connection. So fn sets its
