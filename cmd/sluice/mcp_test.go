@@ -24,8 +24,11 @@ func sluiceMCP(t *testing.T, key string, env []string, args ...string) (*mcp.Com
 	cmd := exec.Command(os.Args[0])
 	stderr := &childOutput{}
 	cmd.Stderr = stderr
-	cmd.Env = append(os.Environ(), append(env, "SLUICE_TEST_MAIN_ARGS="+strings.Join(append([]string{"mcp", "--stdio"}, args...), "\x1f"),
-		"SLUICE_API_KEY="+key, "SLUICE_LOG_LEVEL=debug")...)
+	// The caller's env goes last: of a key given twice the last value counts
+	// (a measurement asks for SLUICE_LOG_LEVEL=warn over the tests' debug).
+	cmd.Env = append(os.Environ(), "SLUICE_TEST_MAIN_ARGS="+strings.Join(append([]string{"mcp", "--stdio"}, args...), "\x1f"),
+		"SLUICE_API_KEY="+key, "SLUICE_LOG_LEVEL=debug")
+	cmd.Env = append(cmd.Env, env...)
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, stderr
 }
 
