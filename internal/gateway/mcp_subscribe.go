@@ -6,11 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sluicehq/sluice/internal/store"
 	"github.com/sluicehq/sluice/protocol/e2a"
 )
-
-// finalStatuses are the statuses of an execution that changes no more.
-var finalStatuses = map[string]bool{"success": true, "failed": true, "cancelled": true}
 
 // subscribe answers resources/subscribe. An execution of the account that
 // is still going is followed (execution.events through the dispatcher, as
@@ -32,7 +30,7 @@ func (ms *mcpSession) subscribe(ctx context.Context, req *mcp.SubscribeRequest) 
 	var view struct {
 		Status string `json:"status"`
 	}
-	if remarshalAny(f.Body["result"], &view) != nil || finalStatuses[view.Status] {
+	if remarshalAny(f.Body["result"], &view) != nil || store.Status(view.Status).Final() {
 		return nil
 	}
 	ms.mu.Lock()
