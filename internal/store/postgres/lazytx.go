@@ -54,13 +54,18 @@ func (t *lazyTx) sendWithBegin(ctx context.Context, b *pgx.Batch) (pgx.BatchResu
 	return br, nil
 }
 
+// sendOneWithBegin sends one statement after a BEGIN, in one round trip.
+func (t *lazyTx) sendOneWithBegin(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	return t.sendWithBegin(ctx, b)
+}
+
 func (t *lazyTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	if t.begun() {
 		return t.tx.Exec(ctx, sql, args...)
 	}
-	b := &pgx.Batch{}
-	b.Queue(sql, args...)
-	br, err := t.sendWithBegin(ctx, b)
+	br, err := t.sendOneWithBegin(ctx, sql, args)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -75,9 +80,7 @@ func (t *lazyTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row 
 	if t.begun() {
 		return t.tx.QueryRow(ctx, sql, args...)
 	}
-	b := &pgx.Batch{}
-	b.Queue(sql, args...)
-	br, err := t.sendWithBegin(ctx, b)
+	br, err := t.sendOneWithBegin(ctx, sql, args)
 	if err != nil {
 		return errRow{err}
 	}

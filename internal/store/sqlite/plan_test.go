@@ -73,8 +73,17 @@ func TestExecutionWritesBuildNoTemporaryTree(t *testing.T) {
 // Recovery's read of a kind's unfinished runs is served by the partial
 // index, whose predicate it names.
 func TestUnfinishedRunsReadTheirIndex(t *testing.T) {
-	raw := closedStore(t)
-	rows, err := raw.Query(`EXPLAIN QUERY PLAN `+sqlstore.UnfinishedRuns, "a2e", 0, 10)
+	got := queryPlan(t, closedStore(t), sqlstore.UnfinishedRuns, "a2e", 0, 10)
+	if !strings.Contains(got, "USING INDEX executions_unfinished_kind") || strings.Contains(got, "TEMP B-TREE") {
+		t.Fatalf("the plan: %s", got)
+	}
+}
+
+// queryPlan is what EXPLAIN QUERY PLAN says of query, its steps joined by
+// "; ".
+func queryPlan(t *testing.T, raw *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := raw.Query(`EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +97,8 @@ func TestUnfinishedRunsReadTheirIndex(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	got := strings.Join(plan, "; ")
-	if !strings.Contains(got, "USING INDEX executions_unfinished_kind") || strings.Contains(got, "TEMP B-TREE") {
-		t.Fatalf("the plan: %s", got)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "; ")
 }

@@ -157,21 +157,7 @@ func TestPruneReadsTheFinishedIndex(t *testing.T) {
 	db.Close()
 	raw := rawDB(t, dir)
 	defer raw.Close()
-	rows, err := raw.Query(`EXPLAIN QUERY PLAN `+sqlstore.PrunableRuns, "a", 1, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	got := strings.Join(plan, "; ")
+	got := queryPlan(t, raw, sqlstore.PrunableRuns, "a", 1, 10)
 	if !strings.Contains(got, "USING INDEX executions_account_finished") || strings.Contains(got, "TEMP B-TREE") {
 		t.Fatalf("the prune's plan: %s", got)
 	}
