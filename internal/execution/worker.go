@@ -189,7 +189,14 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	}
 	if e.Status == store.StatusQueued {
 		if err := m.cfg.Store.UpdateExecution(ctx, e.AccountID, e.ID, store.ExecutionUpdate{Status: store.StatusRunning}); err != nil {
-			_ = m.cfg.Queue.Ack(ctx, it) // cancelled meanwhile, or gone
+			if fe, ok := fault.As(err); ok && (fe.Kind == fault.Conflict || fe.Kind == fault.NotFound) {
+				_ = m.cfg.Queue.Ack(ctx, it) // cancelled meanwhile, or gone
+				return
+			}
+			// The store did not answer (or cannot say whether it wrote):
+			// the run is still to do, so its item goes back, not away.
+			m.log.Warn("queued execution not marked running", "executionId", id, "error", fault.From(err))
+			_ = m.cfg.Queue.Nack(ctx, it, time.Second)
 			return
 		}
 	}

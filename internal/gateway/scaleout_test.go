@@ -227,13 +227,19 @@ func TestDatabaseAwayAnswers503(t *testing.T) {
 	// An execution a worker had leased when the database went away is taken
 	// again when its lease (30 s) runs out: allow for that, and for a loaded
 	// machine.
-	waitFor(t, 90*time.Second, "the queued executions to finish after the outage", func() bool {
-		for id := range acked {
-			if gw.call("GET", "/api/v1/executions/"+id, key, nil).str("status") != "success" {
-				return false
-			}
+	last := map[string]string{}
+	defer func() {
+		if t.Failed() {
+			t.Logf("the acknowledged executions' statuses when the wait ended: %v", last)
 		}
-		return true
+	}()
+	waitFor(t, 90*time.Second, "the queued executions to finish after the outage", func() bool {
+		done := true
+		for id := range acked {
+			last[id] = gw.call("GET", "/api/v1/executions/"+id, key, nil).str("status")
+			done = done && last[id] == "success"
+		}
+		return done
 	})
 	submit().want(t, http.StatusAccepted)
 }
