@@ -172,6 +172,12 @@ func (m *Manager) runQueued(ctx context.Context, it queue.Item) {
 	}
 	p, err := m.cfg.Accounts.Principal(ctx, e.AccountID)
 	if err != nil {
+		if fe, ok := fault.As(err); ok && fe.Kind == fault.Unavailable {
+			// The account could not be read now: later, not a failure.
+			m.log.Warn("queued execution's account unreadable", "executionId", id, "error", fault.From(err))
+			_ = m.cfg.Queue.Nack(ctx, it, time.Second)
+			return
+		}
 		m.failQueued(ctx, it, e, fault.New(fault.PermissionDenied, "the account can no longer run executions"))
 		return
 	}
@@ -371,7 +377,11 @@ func (m *Manager) failQueued(ctx context.Context, it queue.Item, e store.Executi
 		serr = m.finish(ctx, prog, e, s)
 	}
 	if serr != nil {
+		// Not stored: the item goes back, so that the failure is stored
+		// when the store answers, rather than the run left unfinished.
 		m.log.Warn("execution failure not stored", "executionId", e.ID, "error", fault.From(serr))
+		_ = m.cfg.Queue.Nack(ctx, it, time.Second)
+		return
 	}
 	_ = m.cfg.Queue.Ack(ctx, it)
 }
