@@ -44,8 +44,9 @@ type Request struct {
 	// crash mid-call leaves no record; its caller had no answer either.
 	// The made-up executionId is not kept as the record's client id
 	// either: nobody can send it again, and a client id is an index entry
-	// more in every call's commit. Execute also stores once, whatever this says, a run nobody follows
-	// (no OnFrame) of a replayable plan (engine.Plan.Replayable).
+	// more in every call's commit. Execute also stores once, whatever
+	// this says, a run nobody follows (no OnFrame) of a replayable plan
+	// (engine.Plan.Replayable).
 	StoreWhenDone bool
 }
 

@@ -132,8 +132,6 @@ func (t *lazyTx) Rollback(ctx context.Context) error {
 	return t.tx.Rollback(ctx)
 }
 
-func (t *lazyTx) Conn() *pgx.Conn { return t.conn }
-
 // batchRow is the row of a query sent in a batch with its BEGIN: scanning it
 // closes the batch, which frees the connection for the next statement.
 type batchRow struct {

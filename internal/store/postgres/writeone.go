@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -135,17 +136,31 @@ func (o *oneWrites) send() {
 }
 
 // writeBatch sends the statements of batch in one pipeline and sets each
-// one's outcome; when one fails, each is sent again alone.
+// one's outcome. When PostgreSQL rejected one of them, which took the
+// others' commit with it, each is sent again alone for its own outcome;
+// any other failure (no connection, an outcome unknown) is every one's.
 func (db *DB) writeBatch(batch []*oneWrite) {
-	if len(batch) == 1 {
-		w := batch[0]
-		w.tag, w.err = db.writeLone(w.sql, w.args)
+	rejected, err := db.sendPipeline(batch)
+	if err == nil || !rejected || len(batch) == 1 {
+		for _, w := range batch {
+			w.err = err
+		}
 		return
 	}
+	for i := range batch {
+		_, batch[i].err = db.sendPipeline(batch[i : i+1])
+	}
+}
+
+// sendPipeline sends the statements of batch with one Sync and sets their
+// command tags. rejected says PostgreSQL answered with an error for one of
+// them (the connection being fine), so that nothing of the batch was
+// committed.
+func (db *DB) sendPipeline(batch []*oneWrite) (rejected bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
-	unknown := false
-	err := db.attempt(ctx, func(c *pgxpool.Conn) (bool, error) {
+	err = db.attempt(ctx, func(c *pgxpool.Conn) (bool, error) {
+		rejected = false
 		b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(batch))}
 		for _, w := range batch {
 			b.Queue(w.sql, w.args...)
@@ -160,45 +175,14 @@ func (db *DB) writeBatch(batch []*oneWrite) {
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil && (c.Conn().IsClosed() || lostConnErr(err)) && !pgconn.SafeToRetry(err) {
-			db.connLost(err)
-			unknown = true
-			return false, commitUnknown(err)
-		}
-		return true, err
-	})
-	switch {
-	case err == nil:
-		return
-	case unknown:
-		for _, w := range batch {
-			w.err = err
-		}
-	default:
-		// One statement failed and took the others' commit with it: each
-		// alone now, for its own outcome.
-		for _, w := range batch {
-			w.tag, w.err = db.writeLone(w.sql, w.args)
-		}
-	}
-}
-
-// writeLone sends one statement by itself.
-func (db *DB) writeLone(sql string, args []any) (pgconn.CommandTag, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-	defer cancel()
-	var tag pgconn.CommandTag
-	err := db.attempt(ctx, func(c *pgxpool.Conn) (bool, error) {
-		t, err := c.Exec(ctx, sql, args...)
-		if err == nil {
-			tag = t
-			return false, nil
-		}
-		if (c.Conn().IsClosed() || lostConnErr(err)) && !pgconn.SafeToRetry(err) {
+		lost := err != nil && (c.Conn().IsClosed() || lostConnErr(err))
+		if lost && !pgconn.SafeToRetry(err) {
 			db.connLost(err)
 			return false, commitUnknown(err)
 		}
+		var pe *pgconn.PgError
+		rejected = !lost && errors.As(err, &pe)
 		return true, err
 	})
-	return tag, err
+	return rejected, err
 }

@@ -149,15 +149,7 @@ func TestCompactSwitchesAnOldDatabase(t *testing.T) {
 // executions_account_finished (migration 0019), not a scan of the
 // account's runs.
 func TestPruneReadsTheFinishedIndex(t *testing.T) {
-	dir := t.TempDir()
-	db, err := sqlite.Open(ctx, sqlite.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	raw := rawDB(t, dir)
-	defer raw.Close()
-	got := queryPlan(t, raw, sqlstore.PrunableRuns, "a", 1, 10)
+	got := queryPlan(t, closedStore(t), sqlstore.PrunableRuns, "a", 1, 10)
 	if !strings.Contains(got, "USING INDEX executions_account_finished") || strings.Contains(got, "TEMP B-TREE") {
 		t.Fatalf("the prune's plan: %s", got)
 	}
